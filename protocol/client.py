@@ -1,0 +1,88 @@
+"""A client connection to an ACPC dealer: the loop every bot and the agent share.
+
+    with Connection.open("127.0.0.1", 18001, game) as conn:
+        for match in conn.states():
+            if match.is_my_turn:
+                conn.act(match, CALL)
+
+``states()`` skips comment lines, logs and skips lines it cannot parse (a bad line
+from the dealer never crashes a client), and ends cleanly when the dealer closes.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from types import TracebackType
+
+import structlog
+
+from protocol.errors import WireFormatError
+from protocol.gamedef import GameDef
+from protocol.rules import Action
+from protocol.wire import VERSION_LINE, MatchState, format_reply, parse_matchstate
+
+log = structlog.get_logger("protocol.client")
+
+
+class Connection:
+    """One seat's TCP connection to a dealer."""
+
+    def __init__(self, sock: socket.socket, game: GameDef) -> None:
+        self.game = game
+        self._sock = sock
+        self._reader = sock.makefile("rb")
+        self._last: tuple[MatchState, str] | None = None
+
+    @classmethod
+    def open(cls, host: str, port: int, game: GameDef, timeout: float | None = 30.0) -> Connection:
+        """Connect to ``host:port`` and send the protocol version line.
+
+        ``timeout`` bounds the connection attempt only; reads then block, because a
+        dealer may legitimately wait minutes for another seat.
+        """
+        sock = socket.create_connection((host, port), timeout=timeout)
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn = cls(sock, game)
+        conn.send_line(VERSION_LINE)
+        return conn
+
+    def send_line(self, line: str) -> None:
+        self._sock.sendall(line.encode("ascii") + b"\r\n")
+
+    def states(self) -> Iterator[MatchState]:
+        """Every match state the dealer sends, in order, until it closes the socket."""
+        for raw in self._reader:
+            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
+            if not line or line[0] in "#;":
+                continue
+            try:
+                match = parse_matchstate(line, self.game)
+            except WireFormatError as exc:
+                log.warning("bad line from dealer skipped", line=line[:200], problem=str(exc))
+                continue
+            self._last = (match, line)
+            yield match
+
+    def act(self, match: MatchState, action: Action) -> None:
+        """Reply to ``match`` with ``action``, echoing the state text exactly as received."""
+        if self._last is not None and self._last[0] is match:
+            line = self._last[1]
+        else:
+            line = str(match)
+        self.send_line(format_reply(line, action))
+
+    def close(self) -> None:
+        try:
+            self._reader.close()
+        finally:
+            self._sock.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,288 @@
+"""The ACPC wire and log formats: MATCHSTATE lines, actions, replies, STATE and SCORE.
+
+Every reader has a printer that is its exact inverse on well-formed input:
+``format_matchstate(parse_matchstate(line, game)) == line``.  Readers follow the
+reference's leniency where a real dealer or client relies on it (action letters in
+either case, ``k``/``b`` aliases, the ``/`` between rounds being optional) and
+raise :class:`~protocol.errors.WireFormatError` with a sentence otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from protocol.cards import card_str, parse_card
+from protocol.errors import IllegalActionError, WireFormatError
+from protocol.gamedef import GameDef
+from protocol.rules import Action, ActionType, State, betting_str, initial_state, with_cards
+
+VERSION = "2.0.0"
+VERSION_LINE = f"VERSION:{VERSION}"
+
+_LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r": ActionType.RAISE, "b": ActionType.RAISE}
+# sscanf("%d") semantics: optional white space, optional sign, digits.
+_INT_RE = re.compile(r"\s*([+-]?\d+)")
+_HEADER_RE = re.compile(r"MATCHSTATE:(\d+):(\d+):")
+_STATE_HEADER_RE = re.compile(r"STATE:(\d+):")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """What one seat is told: its position this hand and the state as it may see it."""
+
+    position: int
+    state: State
+
+    @property
+    def hand_number(self) -> int:
+        return self.state.hand_number
+
+    @property
+    def is_my_turn(self) -> bool:
+        return not self.state.finished and self.state.current_player == self.position
+
+    @property
+    def my_cards(self) -> tuple[int, ...]:
+        return self.state.hole_cards[self.position]
+
+    def __str__(self) -> str:
+        return format_matchstate(self)
+
+
+# --- actions -------------------------------------------------------------------
+
+
+def read_action(text: str, game: GameDef) -> tuple[Action | None, int]:
+    """Read an action at the start of ``text`` like the reference ``readAction``.
+
+    Returns ``(action, characters consumed)``; ``action`` is None for an unknown
+    letter (which the dealer treats as an invalid action).  In limit games only
+    the letter counts; in no-limit a raise must carry an integer raise-to size.
+
+    Raises:
+        WireFormatError: for a no-limit raise without a size.
+    """
+    kind = _LETTERS.get(text[:1].lower()) if text else None
+    if kind is None:
+        return None, 1
+    if kind == ActionType.RAISE and game.is_nolimit:
+        match = _INT_RE.match(text, 1)
+        if match is None:
+            raise WireFormatError(f"no-limit raise {text!r} has no integer size")
+        return Action(kind, int(match.group(1))), match.end()
+    return Action(kind), 1
+
+
+def parse_action(text: str, game: GameDef) -> Action:
+    """Parse a whole action string such as ``'r250'``, ``'c'`` or ``'K'``."""
+    action, used = read_action(text, game)
+    if action is None:
+        raise WireFormatError(f"{text!r} is not an action (f, c, r, or the aliases k and b)")
+    if used != len(text) and game.is_nolimit:
+        raise WireFormatError(f"unexpected text after the action in {text!r}")
+    return action
+
+
+# --- states ----------------------------------------------------------------------
+
+
+def _read_betting(text: str, pos: int, state: State) -> tuple[State, int]:
+    """Apply the actions in ``text[pos:]`` up to ``:`` (consumed), ignoring ``/``."""
+    game = state.game
+    while pos < len(text):
+        ch = text[pos]
+        if ch == ":":
+            return state, pos + 1
+        if ch == "/":
+            pos += 1
+            continue
+        action, used = read_action(text[pos:], game)
+        if action is None:
+            raise WireFormatError(f"unknown action {ch!r} in the betting")
+        try:
+            state = state.apply(action)
+        except IllegalActionError as exc:
+            raise WireFormatError(f"illegal betting: {exc}") from None
+        pos += used
+    raise WireFormatError("the betting is not followed by ':' and the cards")
+
+
+def _read_cards(text: str, pos: int, limit: int) -> tuple[tuple[int, ...], int]:
+    """Read up to ``limit`` cards at ``pos``; stop at the first non-card."""
+    cards = []
+    while len(cards) < limit:
+        try:
+            cards.append(parse_card(text[pos : pos + 2]))
+        except WireFormatError:
+            break
+        pos += 2
+    return tuple(cards), pos
+
+
+def _read_state_body(text: str, pos: int, game: GameDef, hand_number: int) -> tuple[State, int]:
+    """Read ``betting:holes/board`` starting at ``pos``; returns state and end."""
+    state, pos = _read_betting(text, pos, initial_state(game, hand_number))
+    holes = []
+    for p in range(game.num_players):
+        if p and text.startswith("|", pos):
+            pos += 1
+        cards, pos = _read_cards(text, pos, game.num_hole_cards)
+        if cards and len(cards) != game.num_hole_cards:
+            raise WireFormatError(f"position {p} has {len(cards)} hole cards, the game deals {game.num_hole_cards}")
+        holes.append(cards)
+    board: tuple[int, ...] = ()
+    for r in range(state.round + 1):
+        if r and text.startswith("/", pos):
+            pos += 1
+        cards, pos = _read_cards(text, pos, game.num_board_cards[r])
+        if len(cards) != game.num_board_cards[r]:
+            raise WireFormatError(f"round {r + 1} needs {game.num_board_cards[r]} board cards, found {len(cards)}")
+        board += cards
+    return with_cards(state, tuple(holes), board), pos
+
+
+def read_matchstate(text: str, game: GameDef) -> tuple[MatchState, int]:
+    """Read a MATCHSTATE at the start of ``text`` (a reply may follow it).
+
+    Returns the match state and how many characters it used.
+
+    Raises:
+        WireFormatError: if no valid match state starts ``text``.
+    """
+    header = _HEADER_RE.match(text)
+    if header is None:
+        raise WireFormatError("expected 'MATCHSTATE:<position>:<hand>:'")
+    position = int(header.group(1))
+    if position >= game.num_players:
+        raise WireFormatError(f"position {position} does not exist in a {game.num_players}-player game")
+    state, pos = _read_state_body(text, header.end(), game, int(header.group(2)))
+    return MatchState(position, state), pos
+
+
+def parse_matchstate(line: str, game: GameDef) -> MatchState:
+    """Parse a whole MATCHSTATE line (without line ending)."""
+    match, used = read_matchstate(line, game)
+    if used != len(line):
+        raise WireFormatError(f"unexpected text {line[used:]!r} after the match state")
+    return match
+
+
+def _cards_section(state: State, holes: tuple[tuple[int, ...], ...]) -> str:
+    game = state.game
+    out = "|".join("".join(card_str(c) for c in h) for h in holes)
+    start = 0
+    for r in range(state.round + 1):
+        end = start + game.num_board_cards[r]
+        if r:
+            out += "/"
+        out += "".join(card_str(c) for c in state.board[start:end])
+        start = end
+    return out
+
+
+def format_matchstate(match: MatchState) -> str:
+    """``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` as ``match`` shows it.
+
+    Prints the hole cards the state holds; use :meth:`State.visible_to` first to
+    show a seat only what it may see.
+    """
+    state = match.state
+    return (
+        f"MATCHSTATE:{match.position}:{state.hand_number}:{betting_str(state)}:"
+        f"{_cards_section(state, state.hole_cards)}"
+    )
+
+
+def view_for(state: State, position: int) -> MatchState:
+    """The match state the dealer sends to ``position``: only cards it may see."""
+    return MatchState(position, state.visible_to(position))
+
+
+def split_reply(line: str, game: GameDef) -> tuple[MatchState, str]:
+    """Split a client's reply ``<matchstate>:<action>`` into the state and raw action text.
+
+    Raises:
+        WireFormatError: if the line does not start with a match state followed by ':'.
+    """
+    match, used = read_matchstate(line, game)
+    if not line.startswith(":", used):
+        raise WireFormatError("the match state is not followed by ':' and an action")
+    return match, line[used + 1 :]
+
+
+def format_reply(match_line: str, action: Action) -> str:
+    """The reply to ``match_line``: the exact state text, ``:``, the action."""
+    return f"{match_line}:{action}"
+
+
+# --- log lines ---------------------------------------------------------------------
+
+
+def format_value(value: float) -> str:
+    """A chip value as the reference logs it: ``%.6f`` without trailing zeros."""
+    text = f"{value:.6f}".rstrip("0")
+    return text[:-1] if text.endswith(".") else text
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedHand:
+    """One ``STATE:`` line of a dealer log: the finished hand, values and names by position."""
+
+    state: State
+    values: tuple[float, ...]
+    names: tuple[str, ...]
+
+
+def format_state_line(state: State, values: tuple[float, ...], names: tuple[str, ...]) -> str:
+    """``STATE:<hand>:<betting>:<all hole cards>/<board>:<values>:<names>``."""
+    return (
+        f"STATE:{state.hand_number}:{betting_str(state)}:{_cards_section(state, state.hole_cards)}:"
+        f"{'|'.join(format_value(v) for v in values)}:{'|'.join(names)}"
+    )
+
+
+def parse_state_line(line: str, game: GameDef) -> LoggedHand:
+    """Parse a log ``STATE:`` line.
+
+    Raises:
+        WireFormatError: if malformed, or if the values or names do not match the game.
+    """
+    header = _STATE_HEADER_RE.match(line)
+    if header is None:
+        raise WireFormatError("expected 'STATE:<hand>:'")
+    state, pos = _read_state_body(line, header.end(), game, int(header.group(1)))
+    parts = line[pos:].split(":")
+    if len(parts) != 3 or parts[0] != "":
+        raise WireFormatError("expected ':<values>:<names>' after the cards")
+    values = _parse_values(parts[1], game.num_players)
+    names = tuple(parts[2].split("|"))
+    if len(names) != game.num_players:
+        raise WireFormatError(f"expected {game.num_players} names, got {len(names)}")
+    return LoggedHand(state, values, names)
+
+
+def _parse_values(text: str, count: int) -> tuple[float, ...]:
+    items = text.split("|")
+    if len(items) != count:
+        raise WireFormatError(f"expected {count} values, got {len(items)}")
+    try:
+        return tuple(float(v) for v in items)
+    except ValueError:
+        raise WireFormatError(f"values {text!r} are not numbers") from None
+
+
+def format_score_line(totals: tuple[float, ...], names: tuple[str, ...]) -> str:
+    """``SCORE:<totals in seat order>:<names in seat order>``."""
+    return f"SCORE:{'|'.join(format_value(v) for v in totals)}:{'|'.join(names)}"
+
+
+def parse_score_line(line: str, num_players: int) -> tuple[tuple[float, ...], tuple[str, ...]]:
+    """Parse ``SCORE:<totals>:<names>`` into totals and names (seat order)."""
+    parts = line.split(":")
+    if len(parts) != 3 or parts[0] != "SCORE":
+        raise WireFormatError("expected 'SCORE:<totals>:<names>'")
+    names = tuple(parts[2].split("|"))
+    if len(names) != num_players:
+        raise WireFormatError(f"expected {num_players} names, got {len(names)}")
+    return _parse_values(parts[1], num_players), names
