@@ -1,0 +1,1 @@
+"""The dealer: a reference-compatible ACPC dealer, baseline bots, local matches and evaluation."""

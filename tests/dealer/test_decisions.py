@@ -1,0 +1,34 @@
+"""Decision logs: round trip, probabilities, and a cut-off last record."""
+
+from __future__ import annotations
+
+import pytest
+
+from dealer.decisions import DecisionLogWriter, read_decision_log
+from protocol.gamedef import load_game
+
+
+def test_round_trip_and_truncated_tail(tmp_path):
+    path = tmp_path / "seat.dlog"
+    game = load_game("holdem.nolimit.2p")
+    with DecisionLogWriter(path, seat="Alice", match="m", game=game) as log:
+        log.record(hand=0, position=1, state="MATCHSTATE:1:0::|2hAc", probs=[("f", 0.06), ("c", 0.47)],
+                   uniform_raise=(0.47, 200, 20000), taken="r5000")
+        log.record(hand=0, position=1, state="MATCHSTATE:1:0:r5000c/:|2hAc/5sKs7s", probs=[("c", 1.0)], taken="c")
+    with open(path, "ab") as f:
+        f.write(b"\x8a\xa4type")  # a record cut off mid-write
+    header, decisions = read_decision_log(path)
+    assert header["seat"] == "Alice" and header["version"] == 1
+    got = list(decisions)
+    assert [d.taken for d in got] == ["r5000", "c"]
+    first = got[0]
+    assert first.probability_of("f") == pytest.approx(0.06)
+    assert first.probability_of("r5000") == pytest.approx(0.47 / 19801)
+    assert first.probability_of("r100") == 0.0
+
+
+def test_not_a_decision_log(tmp_path):
+    bad = tmp_path / "x"
+    bad.write_bytes(b"")
+    with pytest.raises(ValueError, match="not a decision log"):
+        read_decision_log(bad)
