@@ -48,6 +48,11 @@ class Connection:
         conn.send_line(VERSION_LINE)
         return conn
 
+    @property
+    def last_line(self) -> str:
+        """The text of the last match state received, exactly as the dealer sent it."""
+        return self._last[1] if self._last is not None else ""
+
     def send_line(self, line: str) -> None:
         self._sock.sendall(line.encode("ascii") + b"\r\n")
 

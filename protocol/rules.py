@@ -225,17 +225,18 @@ class State:
             raise IllegalActionError("values are defined only for finished hands")
         return tuple(_value_of(self, p) for p in range(self.game.num_players))
 
-    def visible_to(self, position: int) -> State:
-        """This state as ``position`` is allowed to see it.
-
-        Other players' hole cards are hidden, except at the end of a showdown where
-        every player who did not fold shows.
-        """
+    def visible_hole_cards(self, position: int) -> tuple[tuple[int, ...], ...]:
+        """The hole cards ``position`` may see: its own, and at the end of a
+        showdown those of every player who did not fold.  Never a folded hand."""
         reveal = self.is_showdown
-        holes = tuple(
+        return tuple(
             cards if p == position or (reveal and not self.folded[p]) else ()
             for p, cards in enumerate(self.hole_cards)
         )
+
+    def visible_to(self, position: int) -> State:
+        """This state as ``position`` may see it (hole cards and board so far)."""
+        holes = self.visible_hole_cards(position)
         board = self.board[: self.game.board_cards_through(self.round)]
         if holes == self.hole_cards and board == self.board:
             return self

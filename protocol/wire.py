@@ -184,14 +184,26 @@ def _cards_section(state: State, holes: tuple[tuple[int, ...], ...]) -> str:
 def format_matchstate(match: MatchState) -> str:
     """``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` as ``match`` shows it.
 
-    Prints the hole cards the state holds; use :meth:`State.visible_to` first to
-    show a seat only what it may see.
+    Prints the hole cards the state holds; use :func:`view_for` (or
+    :func:`format_view`) to show a seat only what it may see.
     """
     state = match.state
     return (
         f"MATCHSTATE:{match.position}:{state.hand_number}:{betting_str(state)}:"
         f"{_cards_section(state, state.hole_cards)}"
     )
+
+
+def format_view(state: State, position: int, betting: str | None = None) -> str:
+    """The line the dealer sends ``position`` for ``state``: only cards it may see.
+
+    Equal to ``format_matchstate(view_for(state, position))`` without building the
+    view; pass ``betting`` (``betting_str(state)``) when formatting for every seat.
+    """
+    if betting is None:
+        betting = betting_str(state)
+    cards = _cards_section(state, state.visible_hole_cards(position))
+    return f"MATCHSTATE:{position}:{state.hand_number}:{betting}:{cards}"
 
 
 def view_for(state: State, position: int) -> MatchState:

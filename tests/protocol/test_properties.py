@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from protocol.cards import deck
 from protocol.gamedef import bundled_game_names, load_game
 from protocol.rules import Action, ActionType, initial_state, with_cards
-from protocol.wire import format_matchstate, parse_matchstate, view_for
+from protocol.wire import format_matchstate, format_view, parse_matchstate, view_for
 
 GAMES = {name: load_game(name) for name in bundled_game_names()}
 
@@ -76,3 +76,12 @@ def test_views_round_trip_and_hide_other_cards(name, seed):
                 elif visible:
                     # Only at a showdown, and never a folded hand.
                     assert state.is_showdown and not state.folded[other]
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+def test_fast_view_formatter_equals_the_view(name, seed):
+    game = GAMES[name]
+    for state in random_hand(game, random.Random(seed)):
+        for position in range(game.num_players):
+            assert format_view(state, position) == format_matchstate(view_for(state, position))

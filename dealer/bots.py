@@ -1,0 +1,110 @@
+"""Baseline bots: known, seeded strategies that play over the real protocol.
+
+Each bot is a :class:`Policy`: a function from the state it must act in to the exact
+distribution it samples from.  Because the distribution is explicit, every bot can
+write a decision log (what AIVAT needs) and simulations can use the same policies
+in-process.
+
+Kinds (``dealer bot KIND ...``):
+
+``random``  the reference example player: fold 0.06 (only when facing a bet), call
+            and raise 0.47 each, renormalised over the legal actions; a no-limit
+            raise-to amount uniform over the legal range.
+``call``    always check or call.
+``raise``   the minimum legal raise, else call.
+``allin``   raise all-in (limit games: the maximum raise), else call.
+``fold``    fold when facing a bet, else check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """A distribution over actions: discrete ``probs`` plus an optional uniform raise range.
+
+    ``uniform_raise = (mass, low, high)`` means each raise-to amount in
+    ``low..high`` has probability ``mass / (high - low + 1)``.
+    """
+
+    probs: tuple[tuple[Action, float], ...]
+    uniform_raise: tuple[float, int, int] | None = None
+
+    def sample(self, rng: np.random.Generator) -> Action:
+        u = rng.random()
+        for action, p in self.probs:
+            if u < p:
+                return action
+            u -= p
+        if self.uniform_raise is not None:
+            _, low, high = self.uniform_raise
+            return raise_to(int(rng.integers(low, high + 1)))
+        # Rounding left u just above the total: the last listed action.
+        return self.probs[-1][0]
+
+    def wire_probs(self) -> list[tuple[str, float]]:
+        """``probs`` with actions in wire form, for decision logs."""
+        return [(str(a), p) for a, p in self.probs]
+
+
+Policy = Callable[[State], Distribution]
+
+
+def _raise_action(state: State, amount: int) -> Action:
+    return raise_to(amount) if state.game.is_nolimit else Action(ActionType.RAISE)
+
+
+def random_policy(state: State) -> Distribution:
+    """The reference random player (see the module docstring)."""
+    weights = {ActionType.FOLD: 0.06, ActionType.CALL: 0.47, ActionType.RAISE: 0.47}
+    legal = state.legal_action_types()
+    total = sum(weights[k] for k in legal)
+    probs: list[tuple[Action, float]] = []
+    if ActionType.FOLD in legal:
+        probs.append((FOLD, weights[ActionType.FOLD] / total))
+    probs.append((CALL, weights[ActionType.CALL] / total))
+    raise_mass = weights[ActionType.RAISE] / total if ActionType.RAISE in legal else 0.0
+    if raise_mass:
+        low, high = state.raise_bounds()  # type: ignore[misc]
+        if state.game.is_nolimit and high > low:
+            return Distribution(tuple(probs), (raise_mass, low, high))
+        probs.append((_raise_action(state, low), raise_mass))
+    return Distribution(tuple(probs))
+
+
+def call_policy(state: State) -> Distribution:
+    return Distribution(((CALL, 1.0),))
+
+
+def raise_policy(state: State) -> Distribution:
+    bounds = state.raise_bounds()
+    if bounds is None:
+        return Distribution(((CALL, 1.0),))
+    return Distribution(((_raise_action(state, bounds[0]), 1.0),))
+
+
+def allin_policy(state: State) -> Distribution:
+    bounds = state.raise_bounds()
+    if bounds is None:
+        return Distribution(((CALL, 1.0),))
+    return Distribution(((_raise_action(state, bounds[1]), 1.0),))
+
+
+def fold_policy(state: State) -> Distribution:
+    return Distribution(((FOLD if state.can_fold() else CALL, 1.0),))
+
+
+POLICIES: dict[str, Policy] = {
+    "random": random_policy,
+    "call": call_policy,
+    "raise": raise_policy,
+    "allin": allin_policy,
+    "fold": fold_policy,
+}
