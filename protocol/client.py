@@ -20,7 +20,7 @@ import structlog
 from protocol.errors import WireFormatError
 from protocol.gamedef import GameDef
 from protocol.rules import Action
-from protocol.wire import VERSION_LINE, MatchState, format_reply, parse_matchstate
+from protocol.wire import VERSION_LINE, MatchState, MatchStateReader, format_reply
 
 log = structlog.get_logger("protocol.client")
 
@@ -33,6 +33,7 @@ class Connection:
         self._sock = sock
         self._reader = sock.makefile("rb")
         self._last: tuple[MatchState, str] | None = None
+        self._parser = MatchStateReader(game)
 
     @classmethod
     def open(cls, host: str, port: int, game: GameDef, timeout: float | None = 30.0) -> Connection:
@@ -63,7 +64,7 @@ class Connection:
             if not line or line[0] in "#;":
                 continue
             try:
-                match = parse_matchstate(line, self.game)
+                match = self._parser.parse(line)
             except WireFormatError as exc:
                 log.warning("bad line from dealer skipped", line=line[:200], problem=str(exc))
                 continue

@@ -76,6 +76,8 @@ class State:
     hole_cards: tuple[tuple[int, ...], ...]
     board: tuple[int, ...]
     current_player: int | None = field(default=None)
+    #: The betting as on the wire (``cr300c/cc/r250``), kept by the transition function.
+    betting: str = ""
 
     # --- queries ---------------------------------------------------------------
 
@@ -213,7 +215,7 @@ class State:
         """
         reason = self.illegal_reason(action)
         if reason is not None:
-            raise IllegalActionError(f"{reason} (hand {self.hand_number}, betting {betting_str(self)!r})")
+            raise IllegalActionError(f"{reason} (hand {self.hand_number}, betting {self.betting!r})")
         return _advance(self, action)
 
     def values(self) -> tuple[float, ...]:
@@ -275,7 +277,12 @@ def initial_state(
 
 def with_cards(state: State, hole_cards: tuple[tuple[int, ...], ...], board: tuple[int, ...]) -> State:
     """``state`` with its cards replaced (e.g. the dealer's deal, or a log's reveal)."""
-    return replace(state, hole_cards=tuple(tuple(h) for h in hole_cards), board=tuple(board))
+    # Spelled out rather than dataclasses.replace: this is on every parse's path.
+    return State(
+        state.game, state.hand_number, state.actions, state.actors, state.round, state.spent, state.folded,
+        state.max_spent, state.min_raise_to, state.finished, tuple(tuple(h) for h in hole_cards), tuple(board),
+        state.current_player, state.betting,
+    )  # fmt: skip
 
 
 def _next_player(game: GameDef, spent: tuple[int, ...], folded: tuple[bool, ...], after: int) -> int:
@@ -348,9 +355,11 @@ def _advance(state: State, action: Action) -> State:
             # Nobody can bet any more: run the board out to a showdown.
             finished = True
             new_round = g.num_rounds - 1
+    betting = state.betting + str(action)
     if new_round != r:
         actions = actions + ((),) * (new_round - r)
         actors = actors + ((),) * (new_round - r)
+        betting += "/" * (new_round - r)
 
     if finished:
         current = None
@@ -372,6 +381,7 @@ def _advance(state: State, action: Action) -> State:
         hole_cards=state.hole_cards,
         board=state.board,
         current_player=current,
+        betting=betting,
     )
 
 
@@ -415,8 +425,3 @@ def _value_of(state: State, player: int) -> float:
         if mine[0] == 0:
             return value
         entries = [e for e in entries if e[0] > 0]
-
-
-def betting_str(state: State) -> str:
-    """The betting as on the wire: ``cr300c/cc/r250``."""
-    return "/".join("".join(str(a) for a in round_actions) for round_actions in state.actions)

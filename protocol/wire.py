@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from protocol.cards import card_str, parse_card
 from protocol.errors import IllegalActionError, WireFormatError
 from protocol.gamedef import GameDef
-from protocol.rules import Action, ActionType, State, betting_str, initial_state, with_cards
+from protocol.rules import Action, ActionType, State, initial_state, with_cards
 
 VERSION = "2.0.0"
 VERSION_LINE = f"VERSION:{VERSION}"
@@ -123,6 +123,12 @@ def _read_cards(text: str, pos: int, limit: int) -> tuple[tuple[int, ...], int]:
 def _read_state_body(text: str, pos: int, game: GameDef, hand_number: int) -> tuple[State, int]:
     """Read ``betting:holes/board`` starting at ``pos``; returns state and end."""
     state, pos = _read_betting(text, pos, initial_state(game, hand_number))
+    return _read_cards_section(text, pos, state)
+
+
+def _read_cards_section(text: str, pos: int, state: State) -> tuple[State, int]:
+    """Read ``holes/board`` at ``pos`` for the betting ``state``; returns it with the cards."""
+    game = state.game
     holes = []
     for p in range(game.num_players):
         if p and text.startswith("|", pos):
@@ -168,15 +174,64 @@ def parse_matchstate(line: str, game: GameDef) -> MatchState:
     return match
 
 
+class MatchStateReader:
+    """Parses one seat's successive MATCHSTATE lines, replaying only new actions.
+
+    A dealer sends each seat the same hand again after every action; when a line's
+    betting extends the previous line's, the previous betting state is reused.
+    Results equal :func:`parse_matchstate`'s.
+    """
+
+    def __init__(self, game: GameDef) -> None:
+        self.game = game
+        self._hand = -1
+        self._betting = ""
+        self._state: State | None = None
+
+    def parse(self, line: str) -> MatchState:
+        header = _HEADER_RE.match(line)
+        if header is None:
+            raise WireFormatError("expected 'MATCHSTATE:<position>:<hand>:'")
+        position, hand = int(header.group(1)), int(header.group(2))
+        if position >= self.game.num_players:
+            raise WireFormatError(f"position {position} does not exist in a {self.game.num_players}-player game")
+        start = header.end()
+        end = line.find(":", start)
+        betting = line[start:end] if end >= 0 else line[start:]
+        known = self._betting
+        if (
+            self._state is not None
+            and hand == self._hand
+            and betting.startswith(known)
+            # The old betting must end on an action boundary ("r30" is no prefix of "r300").
+            and not betting[len(known) : len(known) + 1].isdigit()
+        ):
+            state, pos = _read_betting(line, start + len(known), self._state)
+        else:
+            state, pos = _read_betting(line, start, initial_state(self.game, hand))
+        self._hand, self._betting, self._state = hand, betting, state
+        state, pos = _read_cards_section(line, pos, state)
+        if pos != len(line):
+            raise WireFormatError(f"unexpected text {line[pos:]!r} after the match state")
+        return MatchState(position, state)
+
+
+_CARD_TEXT = [card_str(c) for c in range(52)]
+
+
+def _cards_text(cards: tuple[int, ...]) -> str:
+    return "".join([_CARD_TEXT[c] for c in cards])
+
+
 def _cards_section(state: State, holes: tuple[tuple[int, ...], ...]) -> str:
     game = state.game
-    out = "|".join("".join(card_str(c) for c in h) for h in holes)
+    out = "|".join([_cards_text(h) for h in holes])
     start = 0
     for r in range(state.round + 1):
         end = start + game.num_board_cards[r]
         if r:
             out += "/"
-        out += "".join(card_str(c) for c in state.board[start:end])
+        out += _cards_text(state.board[start:end])
         start = end
     return out
 
@@ -189,21 +244,18 @@ def format_matchstate(match: MatchState) -> str:
     """
     state = match.state
     return (
-        f"MATCHSTATE:{match.position}:{state.hand_number}:{betting_str(state)}:"
+        f"MATCHSTATE:{match.position}:{state.hand_number}:{state.betting}:"
         f"{_cards_section(state, state.hole_cards)}"
     )
 
 
-def format_view(state: State, position: int, betting: str | None = None) -> str:
+def format_view(state: State, position: int) -> str:
     """The line the dealer sends ``position`` for ``state``: only cards it may see.
 
-    Equal to ``format_matchstate(view_for(state, position))`` without building the
-    view; pass ``betting`` (``betting_str(state)``) when formatting for every seat.
+    Equal to ``format_matchstate(view_for(state, position))`` without building the view.
     """
-    if betting is None:
-        betting = betting_str(state)
     cards = _cards_section(state, state.visible_hole_cards(position))
-    return f"MATCHSTATE:{position}:{state.hand_number}:{betting}:{cards}"
+    return f"MATCHSTATE:{position}:{state.hand_number}:{state.betting}:{cards}"
 
 
 def view_for(state: State, position: int) -> MatchState:
@@ -249,7 +301,7 @@ class LoggedHand:
 def format_state_line(state: State, values: tuple[float, ...], names: tuple[str, ...]) -> str:
     """``STATE:<hand>:<betting>:<all hole cards>/<board>:<values>:<names>``."""
     return (
-        f"STATE:{state.hand_number}:{betting_str(state)}:{_cards_section(state, state.hole_cards)}:"
+        f"STATE:{state.hand_number}:{state.betting}:{_cards_section(state, state.hole_cards)}:"
         f"{'|'.join(format_value(v) for v in values)}:{'|'.join(names)}"
     )
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from protocol.cards import deck
 from protocol.gamedef import bundled_game_names, load_game
 from protocol.rules import Action, ActionType, initial_state, with_cards
-from protocol.wire import format_matchstate, format_view, parse_matchstate, view_for
+from protocol.wire import MatchStateReader, format_matchstate, format_view, parse_matchstate, view_for
 
 GAMES = {name: load_game(name) for name in bundled_game_names()}
 
@@ -85,3 +85,15 @@ def test_fast_view_formatter_equals_the_view(name, seed):
     for state in random_hand(game, random.Random(seed)):
         for position in range(game.num_players):
             assert format_view(state, position) == format_matchstate(view_for(state, position))
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+def test_incremental_reader_equals_the_plain_parser(name, seed):
+    game = GAMES[name]
+    reader = MatchStateReader(game)
+    rng = random.Random(seed)
+    for _ in range(3):  # several hands through one reader, as a client sees them
+        for state in random_hand(game, rng):
+            line = format_view(state, 0)
+            assert reader.parse(line) == parse_matchstate(line, game)

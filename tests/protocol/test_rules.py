@@ -48,9 +48,7 @@ def test_all_in_runs_out_the_board():
     assert s.legal_action_types() == [ActionType.FOLD, ActionType.CALL]
     s = s.apply(CALL)
     assert s.finished and s.round == 3
-    from protocol.rules import betting_str
-
-    assert betting_str(s) == "r20000c///"
+    assert s.betting == "r20000c///"
 
 
 def test_short_stack_can_only_go_all_in():

@@ -1,0 +1,54 @@
+"""A baseline bot as a real protocol client process (``dealer bot KIND HOST PORT``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from dealer.bots import POLICIES
+from dealer.decisions import DecisionLogWriter
+from protocol.client import Connection
+from protocol.gamedef import GameDef
+
+
+def play(
+    kind: str,
+    host: str,
+    port: int,
+    game: GameDef,
+    *,
+    seed: int = 0,
+    name: str | None = None,
+    match: str = "",
+    decision_log: Path | None = None,
+) -> int:
+    """Connect and play until the dealer closes; returns the number of decisions made."""
+    policy = POLICIES[kind]
+    rng = np.random.default_rng(seed)
+    writer = (
+        DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game) if decision_log is not None else None
+    )
+    decisions = 0
+    try:
+        with Connection.open(host, port, game) as conn:
+            for matchstate in conn.states():
+                if not matchstate.is_my_turn:
+                    continue
+                distribution = policy(matchstate.state)
+                action = distribution.sample(rng)
+                conn.act(matchstate, action)
+                decisions += 1
+                if writer is not None:
+                    writer.record(
+                        hand=matchstate.hand_number,
+                        position=matchstate.position,
+                        state=conn.last_line,
+                        probs=distribution.wire_probs(),
+                        uniform_raise=distribution.uniform_raise,
+                        taken=str(action),
+                    )
+    finally:
+        if writer is not None:
+            writer.close()
+    return decisions

@@ -1,0 +1,281 @@
+"""``dealer run``: a whole local match in one command.
+
+Starts the dealer (``dealer serve``) and every seat as processes over loopback,
+shows progress, keeps all logs in one folder, and prints each seat's result.  A
+seat is a baseline bot kind or any command; a command gets HOST and PORT appended,
+so the reference example player, another team's bot, or our agent plug in as is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dealer.bots import POLICIES
+from protocol.gamedef import GameDef, load_game
+
+EPILOG = """examples:
+  dealer run                                   # random vs call, heads-up no-limit, 1000 hands
+  dealer run random raise --hands 5000 --duplicate
+  dealer run call "python my_bot.py" --game holdem.limit.2p
+  dealer run random call fold --game holdem.nolimit.3p --duplicate
+  dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
+
+A seat is a bot kind (random, call, raise, allin, fold) or a command that gets
+HOST and PORT appended.  Logs go to --out (default matches/<time>): MATCH.log per
+match in the reference format, decision logs in decisions/, each seat's output in
+MATCH.<seat>.out."""
+
+DEFAULT_SEATS = ("random", "call", "raise")
+MAX_SEAT_OUTPUT_LINES = 5
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player of the run: a display name and how to start it."""
+
+    name: str
+    spec: str
+
+    @property
+    def is_bot(self) -> bool:
+        return self.spec in POLICIES
+
+
+class RunFailed(Exception):
+    """A match of the run could not finish; the message names the seat and the cause."""
+
+
+def add_run_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="play a whole local match (dealer + seats) and print the result",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("seats", metavar="SEAT", nargs="*", help="bot kind or command, one per player (default: random call)")
+    p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
+    p.add_argument("--hands", type=int, default=1000, help="hands per match (default 1000)")
+    p.add_argument("--seed", type=int, default=None, help="card seed (default: from the clock; printed)")
+    p.add_argument("--duplicate", action="store_true", help="also play the mirrored match(es): same cards, seats swapped")
+    p.add_argument("--out", type=Path, default=None, help="folder for logs (default matches/<date-time>)")
+    p.add_argument("--names", help="comma-separated seat names (default: from the kinds/commands)")
+    p.add_argument("--t_response", type=int, default=60000, help="ms a seat may take per action (default 60000)")
+    p.add_argument("--t_per_hand", type=int, default=7000, help="average ms per hand per seat (default 7000)")
+    p.add_argument("--start_timeout", type=int, default=600000, help="ms for seats to connect (default 600000)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_command)
+
+
+def seat_names(specs: list[str], given: str | None) -> list[str]:
+    """Unique, log-safe names: the bot kind or the command's program name."""
+    if given:
+        names = [n.strip() for n in given.split(",")]
+        if len(names) != len(specs) or len(set(names)) != len(names) or not all(names):
+            raise RunFailed(f"--names needs {len(specs)} different names")
+    else:
+        names = [spec if spec in POLICIES else Path(shlex.split(spec)[0]).name for spec in specs]
+    bad = [n for n in names if any(ch in n for ch in "|: \t/\\")]
+    if bad:
+        raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
+    if len(set(names)) < len(names):
+        counts: dict[str, int] = {}
+        unique = []
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+            unique.append(f"{n}-{counts[n]}")
+        names = unique
+    return names
+
+
+def match_plan(seats: list[Seat], duplicate: bool) -> list[list[Seat]]:
+    """Seat orders to play: as given, plus every other order for a duplicate run."""
+    if not duplicate:
+        return [seats]
+    if len(seats) == 2:
+        return [seats, seats[::-1]]
+    return [list(order) for order in itertools.permutations(seats)]
+
+
+def _seat_command(seat: Seat, order_index: int, game_arg: str, port: int, match: str, seed: int, out: Path) -> list[str]:
+    if seat.is_bot:
+        return [
+            sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port),
+            "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
+            "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
+        ]  # fmt: skip
+    return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
+
+
+class _Progress:
+    """A one-line progress bar on stderr (plain periodic lines when not a terminal)."""
+
+    def __init__(self, total: int, label: str, enabled: bool) -> None:
+        self.total, self.label, self.enabled = total, label, enabled
+        self.tty = sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.last_print = 0.0
+
+    def update(self, done: int, final: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not final and now - self.last_print < (0.2 if self.tty else 10.0):
+            return
+        self.last_print = now
+        rate = done / max(now - self.started, 1e-9)
+        width = 30
+        filled = int(width * done / self.total) if self.total else width
+        text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} hands  {rate:,.0f} hands/s"
+        if self.tty:
+            sys.stderr.write("\r" + text + ("\n" if final else ""))
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+def _count_hands(log: Path, state: dict[str, int]) -> int:
+    """Finished hands in a growing log, reading only what was appended."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(state.get("offset", 0))
+            data = f.read()
+    except FileNotFoundError:
+        return 0
+    complete = data.rfind(b"\n") + 1
+    state["offset"] = state.get("offset", 0) + complete
+    state["hands"] = state.get("hands", 0) + data[:complete].count(b"\nSTATE:") + data[:complete].startswith(b"STATE:")
+    return state["hands"]
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except FileNotFoundError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+def play_match(
+    order: list[Seat], *, match: str, game_arg: str, game: GameDef, hands: int, seed: int, out: Path,
+    t_response: int, t_per_hand: int, start_timeout: int, progress: bool,
+) -> Path:  # fmt: skip
+    """Play one match; returns its log path.  Raises RunFailed naming the culprit."""
+    names = [s.name for s in order]
+    dealer_cmd = [
+        sys.executable, "-m", "dealer.cli", "serve", match, game_arg, str(hands), str(seed), *names,
+        "-q", "--out-dir", str(out), "--t_response", str(t_response), "--t_per_hand", str(t_per_hand),
+        "--t_hand", str(max(600000, t_response)), "--start_timeout", str(start_timeout),
+    ]  # fmt: skip
+    dealer_err = out / f"{match}.dealer.err"
+    with open(dealer_err, "w") as err_file:
+        dealer = subprocess.Popen(dealer_cmd, stdout=subprocess.PIPE, stderr=err_file, text=True)
+    procs: list[tuple[Seat, subprocess.Popen, Path]] = []
+    log = out / f"{match}.log"
+    try:
+        assert dealer.stdout is not None
+        ports_line = dealer.stdout.readline().split()
+        if len(ports_line) != len(order):
+            dealer.wait(10)
+            raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3) or 'no output'}")
+        for index, (seat, port) in enumerate(zip(order, ports_line)):
+            seat_out = out / f"{match}.{seat.name}.out"
+            cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out)
+            with open(seat_out, "w") as f:
+                try:
+                    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                except OSError as exc:
+                    raise RunFailed(f"seat {index + 1} ({seat.name}) could not start: {exc.strerror}: {cmd[0]}") from None
+            procs.append((seat, proc, seat_out))
+        bar = _Progress(hands, match, progress)
+        counter: dict[str, int] = {}
+        while dealer.poll() is None:
+            for index, (seat, proc, seat_out) in enumerate(procs):
+                code = proc.poll()
+                if code is not None and dealer.poll() is None:
+                    # Give the dealer a moment: a seat may exit right after the last hand.
+                    try:
+                        dealer.wait(2)
+                    except subprocess.TimeoutExpired:
+                        done = _count_hands(log, counter)
+                        output = _tail(seat_out, MAX_SEAT_OUTPUT_LINES)
+                        raise RunFailed(
+                            f"seat {index + 1} ({seat.name}) exited with code {code} after {done} finished hands; "
+                            f"they are kept in {log}" + (f"\n--- last output of {seat.name} ---\n{output}" if output else "")
+                        ) from None
+                    break
+            bar.update(_count_hands(log, counter))
+            time.sleep(0.05)
+        score = dealer.stdout.read()
+        if dealer.returncode != 0:
+            done = _count_hands(log, counter)
+            reason = _tail(dealer_err, 4)
+            raise RunFailed(f"the match stopped after {done} finished hands (kept in {log}):\n{reason}")
+        bar.update(_count_hands(log, counter), final=True)
+        if "SCORE:" not in score:
+            raise RunFailed(f"the dealer finished without a SCORE line; see {dealer_err}")
+        return log
+    finally:
+        for proc in [dealer] + [p for _, p, _ in procs]:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in [dealer] + [p for _, p, _ in procs]:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    specs = list(args.seats) or list(DEFAULT_SEATS[: game.num_players])
+    if len(specs) != game.num_players:
+        print(f"dealer run: {game.num_players} seats needed for {args.game}, got {len(specs)}", file=sys.stderr)
+        return 2
+    if args.hands < 1:
+        print("dealer run: --hands must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        names = seat_names(specs, args.names)
+    except RunFailed as exc:
+        print(f"dealer run: {exc}", file=sys.stderr)
+        return 2
+    seats = [Seat(n, s) for n, s in zip(names, specs)]
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    out = args.out or Path("matches") / time.strftime("%Y%m%d-%H%M%S")
+    (out / "decisions").mkdir(parents=True, exist_ok=True)
+    plan = match_plan(seats, args.duplicate)
+    print(
+        f"dealer run: {' vs '.join(names)} | {args.game} | {args.hands} hands x {len(plan)} "
+        f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}",
+        file=sys.stderr,
+    )
+    logs = []
+    started = time.monotonic()
+    for index, order in enumerate(plan):
+        match = "match" if len(plan) == 1 else f"match.{index + 1}"
+        try:
+            logs.append(
+                play_match(
+                    order, match=match, game_arg=args.game, game=game, hands=args.hands, seed=seed, out=out,
+                    t_response=args.t_response, t_per_hand=args.t_per_hand, start_timeout=args.start_timeout,
+                    progress=not args.quiet,
+                )  # fmt: skip
+            )
+        except RunFailed as exc:
+            print(f"dealer run: {exc}", file=sys.stderr)
+            return 1
+    elapsed = time.monotonic() - started
+    print(f"dealer run: {args.hands * len(plan)} hands in {elapsed:.1f} s", file=sys.stderr)
+    from dealer.report import report_match
+
+    report_match(logs, out / "decisions", json_path=out / "report.json")
+    return 0
+

@@ -1,0 +1,424 @@
+"""A TCP dealer that behaves like the ACPC reference dealer (protocol 2.0.0).
+
+Same ports line and SCORE line on stdout, the same log and transaction log, seat
+rotation, the same WARNING text for bad replies, timeouts and disconnects fatal,
+resuming with ``-a``.  Differences are deliberate and safe: it listens on
+127.0.0.1 unless told otherwise, bounds the memory a peer can make it use, and
+after a reference ERROR line adds one sentence naming the seat and what was kept.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from dealer.dealing import Dealer
+from dealer.lines import LineReader, PeerClosed, PeerTimeout
+from protocol.errors import IllegalActionError, WireFormatError
+from protocol.gamedef import GameDef
+from protocol.rules import CALL, Action, State, initial_state, with_cards
+from protocol.wire import (
+    VERSION,
+    format_score_line,
+    format_state_line,
+    format_view,
+    read_action,
+    read_matchstate,
+)
+
+_VERSION_MAJOR, _VERSION_MINOR, _ = (int(x) for x in VERSION.split("."))
+
+
+@dataclass
+class ServeOptions:
+    """Everything ``dealer serve`` is told; times in milliseconds like the reference."""
+
+    match: str
+    game: GameDef
+    game_label: str
+    hands: int
+    seed: int
+    names: list[str]
+    fixed_seats: bool = False
+    ports: list[int] | None = None
+    quiet: bool = False
+    log: bool = True
+    transaction_log: bool = True
+    append: bool = False
+    t_response: int = 600000
+    t_hand: int = 600000
+    t_per_hand: int = 7000
+    start_timeout: int | None = None
+    host: str = "127.0.0.1"
+    out_dir: Path = field(default_factory=Path)
+
+
+class MatchAborted(Exception):
+    """A fatal problem: the match stops, finished hands stay in the log."""
+
+
+def _stamp(t: float) -> str:
+    seconds = int(t)
+    return f"{seconds}.{int((t - seconds) * 1e6):06d}"
+
+
+class _Seat:
+    def __init__(self, index: int, name: str, sock: socket.socket) -> None:
+        self.index = index
+        self.name = name
+        self.sock = sock
+        self.reader = LineReader(sock)
+        self.used_hand = 0.0
+        self.used_match = 0.0
+
+
+class MatchServer:
+    """Runs one match.  Call :meth:`run`; it returns the process exit code."""
+
+    def __init__(self, opts: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        if len(opts.names) != opts.game.num_players:
+            raise ValueError(f"the game has {opts.game.num_players} players but {len(opts.names)} names were given")
+        self.o = opts
+        self.game = opts.game
+        self.out = out
+        self.err = err
+        self.seats: list[_Seat] = []
+        self.totals = [0.0] * opts.game.num_players
+        self.hand = 0
+        self.player0_seat = 0
+        self.log_file: TextIO | None = None
+        self.tlog_file: TextIO | None = None
+        self.logged_hands = 0
+
+    # --- output helpers ---------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _warn(self, text: str) -> None:
+        self._say(f"WARNING: {text}")
+
+    @property
+    def log_path(self) -> Path:
+        return self.o.out_dir / f"{self.o.match}.log"
+
+    @property
+    def tlog_path(self) -> Path:
+        return self.o.out_dir / f"{self.o.match}.tlog"
+
+    def _seat_of(self, position: int) -> int:
+        return (position + self.player0_seat) % self.game.num_players
+
+    def _position_of(self, seat: int) -> int:
+        return (seat + self.game.num_players - self.player0_seat) % self.game.num_players
+
+    # --- connection -------------------------------------------------------------
+
+    def _listen(self) -> list[socket.socket]:
+        n = self.game.num_players
+        if self.o.ports is not None:
+            candidates = [self.o.ports]
+        else:
+            # Random ports derived from the match seed, as the reference does; if
+            # they are taken (another match with the same seed), let the OS choose.
+            rng = random.Random(self.o.seed)
+            candidates = [[rng.randrange(20000, 60000) for _ in range(n)], [0] * n]
+        last_error: OSError | None = None
+        for ports in candidates:
+            listeners = []
+            try:
+                for port in ports:
+                    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    listeners.append(sock)
+                    sock.bind((self.o.host, port))
+                    sock.listen(1)
+                return listeners
+            except OSError as exc:
+                last_error = exc
+                for sock in listeners:
+                    sock.close()
+        raise MatchAborted(f"cannot listen on {self.o.host} ports {candidates[0]}: {last_error}")
+
+    def _connect_seats(self) -> None:
+        listeners = self._listen()
+        print(" ".join(str(s.getsockname()[1]) for s in listeners), file=self.out, flush=True)
+        deadline = None if self.o.start_timeout is None else time.monotonic() + self.o.start_timeout / 1000
+        try:
+            for index, listener in enumerate(listeners):
+                if deadline is not None:
+                    listener.settimeout(max(deadline - time.monotonic(), 0.001))
+                try:
+                    conn, _ = listener.accept()
+                except socket.timeout:
+                    self._say(f"ERROR: seat {index + 1} did not connect in time")
+                    raise MatchAborted(
+                        f"seat {index + 1} ({self.o.names[index]}) did not connect within "
+                        f"--start_timeout {self.o.start_timeout} ms"
+                    ) from None
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.seats.append(_Seat(index, self.o.names[index], conn))
+        finally:
+            for listener in listeners:
+                listener.close()
+        for seat in self.seats:
+            self._check_version(seat, deadline)
+
+    def _check_version(self, seat: _Seat, deadline: float | None) -> None:
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        try:
+            line = seat.reader.readline(timeout)
+        except (PeerClosed, PeerTimeout):
+            self._say(f"ERROR: could not read version string from seat {seat.index + 1}")
+            raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent no version line") from None
+        parts = line[len("VERSION:") :].split(".") if line.startswith("VERSION:") else []
+        numbers = [_leading_int(p) for p in parts[:3]]
+        if len(numbers) < 3 or None in numbers:
+            self._say(f"ERROR: invalid version string {line}")
+            raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent {line[:80]!r} instead of VERSION:2.0.0")
+        if numbers[0] != _VERSION_MAJOR or numbers[1] > _VERSION_MINOR:  # type: ignore[operator]
+            self._say(f"ERROR: this server is currently using version {VERSION}")
+
+    # --- the match ----------------------------------------------------------------
+
+    def _new_hand_state(self, dealer: Dealer) -> State:
+        holes, board = dealer.deal()
+        return with_cards(initial_state(self.game, self.hand), holes, board)
+
+    def _check_times(self, seat: _Seat, sent: float, received: float) -> bool:
+        """Charge a reply's time to the seat; False if a limit is exceeded."""
+        if received < sent:
+            return True
+        used = received - sent
+        seat.used_hand += used
+        seat.used_match += used
+        return (
+            used * 1000 <= self.o.t_response
+            and seat.used_hand * 1000 <= self.o.t_hand
+            and seat.used_match * 1000 <= self.o.t_per_hand * self.o.hands
+        )
+
+    def _send(self, seat: _Seat, line: str) -> float:
+        try:
+            seat.sock.sendall(line.encode() + b"\r\n")
+        except OSError:
+            self._say(f"ERROR: could not send state to seat {seat.index + 1}")
+            raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) disconnected") from None
+        sent = time.time()
+        if not self.o.quiet:
+            self._say(f"TO {seat.index + 1} at {_stamp(sent)} {line}")
+        return sent
+
+    def _read_action(self, seat: _Seat, state: State, position: int, sent_line: str, sent: float) -> tuple[Action, float]:
+        """The reference's readPlayerResponse: returns the action to play and when it came."""
+        prefix = sent_line + ":"
+        while True:
+            started = time.monotonic()
+            try:
+                line = seat.reader.readline(self.o.t_response / 1000)
+            except (PeerClosed, PeerTimeout) as exc:
+                waited = time.monotonic() - started
+                self._say(f"ERROR: could not get action from seat {seat.index + 1}")
+                self._say(f"{waited:.1f} seconds spent waiting; timeout {self.o.t_response / 1000:.1f}")
+                what = "timed out" if isinstance(exc, PeerTimeout) else "disconnected"
+                raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) {what} in hand {self.hand}") from None
+            received = time.time()
+            if not self.o.quiet:
+                self._say(f"FROM {seat.index + 1} at {_stamp(received)} {line}")
+            if line[:1] in ("#", ";"):
+                continue
+            if not self._check_times(seat, sent, received):
+                self._say(f"ERROR: seat {seat.index + 1} ran out of time")
+                raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) ran out of time in hand {self.hand}")
+            if line.startswith(prefix):
+                rest = line[len(prefix) :]
+            else:
+                try:
+                    match, used = read_matchstate(line, self.game)
+                except WireFormatError:
+                    self._warn("bad state format in response")
+                    continue
+                if not _same_match_state(match.position, match.state, position, state):
+                    self._warn("ignoring un-requested response")
+                    continue
+                if not line.startswith(":", used):
+                    self._warn("bad action format in response, changed to call")
+                    return CALL, received
+                rest = line[used + 1 :]
+            try:
+                action, _ = read_action(rest, self.game)
+            except WireFormatError:
+                self._warn("bad action format in response, changed to call")
+                return CALL, received
+            if action is None:
+                self._warn("invalid action, changed to call")
+                return CALL, received
+            fixed, warnings = state.fix_action(action)
+            for text in warnings:
+                self._warn(text)
+            return fixed, received
+
+    def _finish_hand(self, state: State) -> None:
+        values = state.values()
+        for position, value in enumerate(values):
+            self.totals[self._seat_of(position)] += value
+        if self.log_file is not None and self.hand >= self.logged_hands:
+            names = tuple(self.o.names[self._seat_of(p)] for p in range(self.game.num_players))
+            self.log_file.write(format_state_line(state, values, names) + "\n")
+            self.log_file.flush()
+            self.logged_hands = self.hand + 1
+
+    def _next_hand(self, dealer: Dealer) -> State:
+        self.hand += 1
+        if not self.o.fixed_seats:
+            self.player0_seat = (self.player0_seat + 1) % self.game.num_players
+        for seat in self.seats:
+            seat.used_hand = 0.0
+        return self._new_hand_state(dealer)
+
+    def _replay_transactions(self, dealer: Dealer, state: State) -> State:
+        """Resume (``-a``): replay the transaction log as the reference does."""
+        if not self.tlog_path.exists():
+            raise MatchAborted(f"cannot resume: {self.tlog_path} does not exist")
+        for number, raw in enumerate(self.tlog_path.read_text().splitlines(), start=1):
+            where = f"{self.tlog_path}:{number}"
+            try:
+                action, used = read_action(raw, self.game)
+            except WireFormatError:
+                action = None
+            if action is None:
+                self._say(f"ERROR: could not parse transaction action {raw}")
+                raise MatchAborted(f"{where}: unreadable action")
+            fields = raw[used:].split()
+            try:
+                hand, sent, received = int(fields[0]), float(fields[1]), float(fields[2])
+            except (IndexError, ValueError):
+                self._say(f"ERROR: could not parse transaction stamp {raw}")
+                raise MatchAborted(f"{where}: unreadable time stamps") from None
+            if hand != self.hand:
+                self._say(f"ERROR: handId mismatch in transaction log: {raw}")
+                raise MatchAborted(f"{where}: expected hand {self.hand}, found {hand}")
+            seat = self.seats[self._seat_of(state.current_player)]  # type: ignore[arg-type]
+            if not self._check_times(seat, sent, received):
+                self._say(f"ERROR: seat {seat.index + 1} ran out of time in transaction file")
+                raise MatchAborted(f"{where}: seat {seat.index + 1} ran out of time")
+            try:
+                state = state.apply(action)
+            except IllegalActionError:
+                self._say(f"ERROR: invalid action in transaction log: {raw}")
+                raise MatchAborted(f"{where}: invalid action") from None
+            if state.finished:
+                self._finish_hand(state)
+                state = self._next_hand(dealer)
+        return state
+
+    def _open_logs(self) -> None:
+        self.o.out_dir.mkdir(parents=True, exist_ok=True)
+        if self.o.log:
+            if self.o.append and self.log_path.exists():
+                self.logged_hands = sum(
+                    1 for line in self.log_path.read_text().splitlines() if line.startswith("STATE:")
+                )
+                self.log_file = open(self.log_path, "a")
+            else:
+                self.log_file = open(self.log_path, "w")
+                self.log_file.write(
+                    f"# name/game/hands/seed {self.o.match} {self.o.game_label} {self.o.hands} {self.o.seed}\n"
+                    f"#--t_response {self.o.t_response}\n#--t_hand {self.o.t_hand}\n#--t_per_hand {self.o.t_per_hand}\n"
+                )
+                self.log_file.flush()
+        if self.o.transaction_log:
+            self.tlog_file = open(self.tlog_path, "a" if self.o.append else "w")
+
+    def run(self) -> int:
+        """Play the match; returns 0 on success, 1 on a fatal error (no SCORE line)."""
+        try:
+            self._open_logs()
+            self._connect_seats()
+            self._play()
+        except MatchAborted as exc:
+            kept = f"; {self.logged_hands} finished hands are in {self.log_path}" if self.log_file else ""
+            self._say(f"dealer: match stopped: {exc}{kept}")
+            return 1
+        finally:
+            self._close()
+        return 0
+
+    def _play(self) -> None:
+        if not self.o.quiet:
+            self._say(f"STARTED at {_stamp(time.time())}")
+        dealer = Dealer(self.game, self.o.seed)
+        state = self._new_hand_state(dealer)
+        if self.o.append:
+            state = self._replay_transactions(dealer, state)
+        last_sent = time.time()
+        while self.hand < self.o.hands:
+            while not state.finished:
+                current = state.current_player
+                assert current is not None
+                acting_line = ""
+                for seat in self.seats:
+                    position = self._position_of(seat.index)
+                    line = format_view(state, position)
+                    sent = self._send(seat, line)
+                    if position == current:
+                        acting_line, last_sent = line, sent
+                acting = self.seats[self._seat_of(current)]
+                action, received = self._read_action(acting, state, current, acting_line, last_sent)
+                if self.tlog_file is not None:
+                    self.tlog_file.write(f"{action} {self.hand} {_stamp(last_sent)} {_stamp(received)}\n")
+                    self.tlog_file.flush()
+                state = state.apply(action)
+            self._finish_hand(state)
+            for seat in self.seats:
+                self._send(seat, format_view(state, self._position_of(seat.index)))
+            if not self.o.quiet and self.hand % 100 == 0:
+                for seat in self.seats:
+                    self._say(f"Seconds cumulatively spent in match for seat {seat.index}: {int(seat.used_match)}")
+            state = self._next_hand(dealer)
+        if not self.o.quiet:
+            self._say(f"FINISHED at {_stamp(last_sent)}")
+        score = format_score_line(tuple(self.totals), tuple(self.o.names))
+        print(score, file=self.out, flush=True)
+        self._say(score)
+        if self.log_file is not None:
+            self.log_file.write(score + "\n")
+            self.log_file.flush()
+
+    def _close(self) -> None:
+        for seat in self.seats:
+            try:
+                seat.sock.close()
+            except OSError:
+                pass
+        for f in (self.log_file, self.tlog_file):
+            if f is not None:
+                f.close()
+
+
+def _leading_int(text: str) -> int | None:
+    """sscanf("%u")-like: the integer at the start of ``text``, or None."""
+    digits = ""
+    for ch in text.strip():
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None
+
+
+def _same_match_state(position: int, got: State, expected_position: int, expected: State) -> bool:
+    """The reference's matchStatesEqual: viewer, hand, betting, board so far, viewer's cards."""
+    if position != expected_position or got.hand_number != expected.hand_number:
+        return False
+    if got.round != expected.round or got.actions != expected.actions:
+        return False
+    shown = expected.game.board_cards_through(expected.round)
+    if got.board[:shown] != expected.board[:shown]:
+        return False
+    return got.hole_cards[position] == expected.hole_cards[position]
