@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from protocol.errors import IllegalActionError
-from protocol.gamedef import GameDef
+from protocol.fasteval import fast_rank_hand
+from protocol.gamedef import MAX_RANKS, MAX_SUITS, GameDef
 from protocol.handrank import rank_hand
 
 #: The reference caps actions per round; a raise needs room for everyone to answer it.
@@ -393,7 +394,13 @@ def showdown_rank(state: State, player: int) -> int:
         raise IllegalActionError(
             f"showdown in hand {state.hand_number} needs player {player}'s hole cards and {n_board} board cards"
         )
-    return rank_hand(cards + state.board[:n_board])
+    hand = cards + state.board[:n_board]
+    g = state.game
+    # The tables cover the full deck; small decks (Kuhn, Leduc) keep the general kernel,
+    # which returns the same integers, so they never pay for building the tables.
+    if g.num_suits == MAX_SUITS and g.num_ranks == MAX_RANKS and 5 <= len(hand) <= 7:
+        return fast_rank_hand(hand)
+    return rank_hand(hand)
 
 
 def _value_of(state: State, player: int) -> float:

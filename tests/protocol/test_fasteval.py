@@ -1,0 +1,180 @@
+"""The table-driven evaluator returns exactly the general kernel's ranks (exhaustive checks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from protocol import fasteval
+from protocol.cards import parse_cards
+from protocol.fasteval import (
+    HOLE_PAIRS,
+    EvalTables,
+    eval_tables,
+    fast_rank,
+    fast_rank_hand,
+    rank_batch,
+    rank_of_sums,
+    rank_range,
+)
+from protocol.handrank import rank_cards, rank_hand
+
+# Category counts over all 133,784,560 seven-card hands, high card first.
+SEVEN_CARD_CATEGORIES = [
+    23_294_460,
+    58_627_800,
+    31_433_400,
+    6_461_620,
+    6_180_020,
+    4_047_644,
+    3_473_184,
+    224_848,
+    41_584,
+]
+
+
+@njit(cache=True)
+def _all_hands_compared(t: EvalTables, n: int) -> tuple[int, int, np.ndarray]:
+    """Rank every n-card hand (n = 5 or 6) both ways: (hands, mismatches, sorted distinct ranks)."""
+    hand = np.empty(n, np.int64)
+    seen = np.zeros(10 << 20, np.bool_)
+    total = 0
+    bad = 0
+    idx = np.arange(n)
+    while True:
+        for i in range(n):
+            hand[i] = idx[i]
+        r = fast_rank(t, hand, n)
+        if r != rank_cards(hand, n):
+            bad += 1
+        seen[r] = True
+        total += 1
+        # Next combination in lexicographic order.
+        i = n - 1
+        while i >= 0 and idx[i] == 52 - n + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, n):
+            idx[j] = idx[j - 1] + 1
+    return total, bad, np.nonzero(seen)[0]
+
+
+@njit(cache=True)
+def _seven_card_census(t: EvalTables) -> tuple[np.ndarray, int]:
+    """Category counts over all 7-card hands and the number of distinct ranks.
+
+    Keys and bits are summed incrementally down the nested loops, so the innermost
+    loop costs one addition and two lookups per hand.
+    """
+    counts = np.zeros(9, np.int64)
+    seen = np.zeros(10 << 20, np.bool_)
+    ck = t.card_key
+    cb = t.card_bit
+    for a in range(52):
+        ka, ba = ck[a], cb[a]
+        for b in range(a + 1, 52):
+            kb, bb = ka + ck[b], ba | cb[b]
+            for c in range(b + 1, 52):
+                kc, bc = kb + ck[c], bb | cb[c]
+                for d in range(c + 1, 52):
+                    kd, bd = kc + ck[d], bc | cb[d]
+                    for e in range(d + 1, 52):
+                        ke, be = kd + ck[e], bd | cb[e]
+                        for f in range(e + 1, 52):
+                            kf, bf = ke + ck[f], be | cb[f]
+                            for g in range(f + 1, 52):
+                                r = rank_of_sums(t, kf + ck[g], bf | cb[g])
+                                counts[(r >> 20) - 1] += 1
+                                seen[r] = True
+    return counts, int(seen.sum())
+
+
+def test_five_card_hands_exhaustive():
+    total, bad, distinct = _all_hands_compared(eval_tables(), 5)
+    assert total == 2_598_960 and bad == 0
+    assert len(distinct) == 7_462
+
+
+def test_six_card_hands_exhaustive():
+    total, bad, _ = _all_hands_compared(eval_tables(), 6)
+    assert total == 20_358_520 and bad == 0
+
+
+def test_seven_card_census():
+    counts, distinct = _seven_card_census(eval_tables())
+    assert counts.tolist() == SEVEN_CARD_CATEGORIES
+    assert counts.sum() == 133_784_560
+    assert distinct == 4_824  # distinct 7-card hand values in poker
+
+
+def test_random_hands_match_general_kernel():
+    rng = np.random.default_rng(7)
+    for n in range(1, 8):
+        hands = np.argsort(rng.random((20_000, 52)), axis=1)[:, :n]
+        general = np.array([rank_cards(h, n) for h in hands])
+        assert (rank_batch(hands) == general).all()
+        assert (rank_batch(hands.astype(np.uint8)) == general).all()
+
+
+def test_named_hands():
+    for text in ["AsKsQsJsTs2c3d", "5s4s3s2sAsAhAd", "KhKdKc9s9c9d2h", "2c3c4c5c7c9h9d", "AcAd9h9s4c4d3h"]:
+        cards = parse_cards(text)
+        assert fast_rank_hand(cards) == rank_hand(cards)
+
+
+def test_range_ranks_every_hole_pair():
+    rng = np.random.default_rng(3)
+    for n_board in (0, 3, 4, 5):
+        board = rng.permutation(52)[:n_board]
+        ranks = rank_range(board)
+        for i in rng.choice(len(HOLE_PAIRS), 200, replace=False):
+            a, b = HOLE_PAIRS[i]
+            if a in board or b in board:
+                assert ranks[i] == 0
+            else:
+                assert ranks[i] == rank_hand([a, b, *board])
+        assert (ranks == 0).sum() == len(HOLE_PAIRS) - (52 - n_board) * (51 - n_board) // 2
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="same card twice"):
+        fast_rank_hand([0, 0, 5, 9, 13])
+    with pytest.raises(ValueError, match="0..51"):
+        rank_batch(np.array([[0, 1, 2, 3, 52]]))
+    with pytest.raises(ValueError, match="1 <= n <= 7"):
+        rank_batch(np.zeros((3, 8), np.int64))
+    with pytest.raises(ValueError, match="at most 5"):
+        rank_range(list(range(6)))
+
+
+def test_tables_cached_and_rebuilt_when_missing_or_corrupt(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACPC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(fasteval, "_loaded", {})
+    path = tmp_path / fasteval._CACHE_NAME
+    built = eval_tables()
+    assert path.exists()
+    first = path.read_bytes()
+
+    monkeypatch.setattr(fasteval, "_loaded", {})
+    assert fasteval._load_cached(path) is not None  # the cache is read back as written
+
+    # Flip one byte inside the ranks table: the checksum catches it and the build repeats.
+    data = bytearray(first)
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert fasteval._load_cached(path) is None
+    rebuilt = eval_tables()
+    assert all(np.array_equal(x, y) for x, y in zip(built, rebuilt))
+    assert fasteval._load_cached(path) is not None
+
+    monkeypatch.setattr(fasteval, "_loaded", {})
+    path.write_bytes(b"not an npz file")
+    assert all(np.array_equal(x, y) for x, y in zip(built, eval_tables()))
+
+    monkeypatch.setattr(fasteval, "_loaded", {})
+    path.unlink()
+    eval_tables()
+    assert path.exists()
