@@ -58,8 +58,18 @@ class Connection:
         self._sock.sendall(line.encode("ascii") + b"\r\n")
 
     def states(self) -> Iterator[MatchState]:
-        """Every match state the dealer sends, in order, until it closes the socket."""
-        for raw in self._reader:
+        """Every match state the dealer sends, in order, until it closes the socket.
+
+        A connection the dealer resets (e.g. it was killed) ends the iteration too.
+        """
+        while True:
+            try:
+                raw = self._reader.readline()
+            except OSError as exc:
+                log.warning("connection to dealer lost", error=str(exc))
+                return
+            if not raw:
+                return
             line = raw.decode("ascii", errors="replace").rstrip("\r\n")
             if not line or line[0] in "#;":
                 continue
