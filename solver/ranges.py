@@ -1,0 +1,380 @@
+"""The range-vector traversal of a two-player betting tree: one kernel for CFR updates,
+strategy evaluation and best response (Slumbot's vectorized CFR).
+
+Each call walks the card-free betting tree once for one *traverser*, carrying both
+players' reach over every private hand and returning the traverser's counterfactual
+values per hand.  Chance nodes loop over the boards they deal; terminals cost
+O(hands): folds by inclusion-exclusion over shared cards, showdowns by one pass over
+the hands sorted by strength with per-card prefix sums (card removal).
+
+Values include the probability of the deal, so the values at the root summed over
+hands are the traverser's expected winnings in chips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from protocol.gamedef import GameDef
+from solver.abstraction import ActionAbstraction
+from solver.deals import CardSpace, card_space
+from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, BettingTree, Layout, build_tree, layout, pot_shares
+
+UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
+
+
+@dataclass(frozen=True, eq=False)
+class TabularGame:
+    """A betting tree, its cards, and the tabular layout (one row per board and hand)."""
+
+    tree: BettingTree
+    space: CardSpace
+    layout: Layout
+
+    @property
+    def game(self) -> GameDef:
+        return self.tree.game
+
+    def uniform_strategy(self) -> np.ndarray:
+        """Every action equally likely at every decision, in this layout."""
+        out = np.empty(self.layout.size)
+        for node in np.flatnonzero(self.tree.kind == DECISION):
+            n_a = int(self.tree.child_count[node])
+            start = self.layout.offset[node]
+            out[start : start + self.layout.rows[self.tree.round[node]] * n_a] = 1.0 / n_a
+        return out
+
+
+def tabular_game(game: GameDef, abstraction: ActionAbstraction | None = None) -> TabularGame:
+    """Build the tree, enumerate the cards and lay out one row per (board, hand)."""
+    tree = build_tree(game, abstraction)
+    space = card_space(game)
+    return TabularGame(tree, space, layout(tree, tuple(space.rows(r) for r in range(game.num_rounds))))
+
+
+class TreeArrays(NamedTuple):
+    """What the kernel reads of the tree (see :class:`solver.tree.BettingTree`).
+
+    ``offset`` is the tabular layout; ``deal_factor`` the probability of one board
+    extension at chance nodes; ``showdown_value[node, outcome, player]`` the chips won
+    when player 0 wins (outcome 0), ties (1) or loses (2).
+    """
+
+    kind: np.ndarray
+    player: np.ndarray
+    round: np.ndarray
+    deal_from: np.ndarray
+    child_start: np.ndarray
+    child_count: np.ndarray
+    children: np.ndarray
+    offset: np.ndarray
+    fold_value: np.ndarray
+    showdown_value: np.ndarray
+    deal_factor: np.ndarray
+
+
+class CardArrays(NamedTuple):
+    """What the kernel reads of the cards (see :class:`solver.deals.CardSpace`).
+
+    ``boards_before[r + 1]`` is the number of boards at round ``r`` (index 0: one empty
+    board); ``compat`` concatenates the rounds' (board, hand) masks from
+    ``compat_start[r]``; ``hand_scale`` is the probability of one hand assignment.
+    """
+
+    hand_cards: np.ndarray
+    boards_before: np.ndarray
+    compat: np.ndarray
+    compat_start: np.ndarray
+    final_rank: np.ndarray
+    final_order: np.ndarray
+    hand_scale: float
+
+
+def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
+    """Pack a two-player :class:`TabularGame` for :func:`walk`.
+
+    Raises:
+        ValueError: if the game does not have exactly two players.
+    """
+    tree, space = tg.tree, tg.space
+    if tree.game.num_players != 2:
+        raise ValueError(f"range-vector kernels need a two-player game, not {tree.game.num_players} players")
+    showdown = np.zeros((tree.n_nodes, 3, 2))
+    deal_factor = np.ones(tree.n_nodes)
+    outcomes = (np.array([1, 0]), np.array([0, 0]), np.array([0, 1]))  # ranks making p0 win, tie, lose
+    for node in range(tree.n_nodes):
+        if tree.kind[node] == SHOWDOWN:
+            for o, ranks in enumerate(outcomes):
+                showdown[node, o] = pot_shares(tree.spent[node], tree.folded[node], ranks)
+        elif tree.kind[node] == CHANCE:
+            deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
+    arrays = TreeArrays(
+        kind=tree.kind,
+        player=tree.player,
+        round=tree.round,
+        deal_from=tree.deal_from,
+        child_start=tree.child_start,
+        child_count=tree.child_count,
+        children=tree.children,
+        offset=tg.layout.offset,
+        fold_value=tree.fold_value,
+        showdown_value=showdown,
+        deal_factor=deal_factor,
+    )
+    compat = np.concatenate([c.ravel() for c in space.compat])
+    starts = np.concatenate([[0], np.cumsum([c.size for c in space.compat])[:-1]]).astype(np.int64)
+    cards = CardArrays(
+        hand_cards=space.hands,
+        boards_before=np.array((1,) + space.n_boards, np.int64),
+        compat=compat,
+        compat_start=starts,
+        final_rank=space.final_rank,
+        final_order=space.final_order,
+        hand_scale=space.hand_probability(),
+    )
+    return arrays, cards
+
+
+@njit(cache=True)
+def regret_match(regret: np.ndarray, base: int, n_rows: int, n_actions: int, out: np.ndarray) -> None:
+    """Fill ``out`` (rows, actions) with probabilities ∝ positive regret, uniform if none."""
+    for h in range(n_rows):
+        row = base + h * n_actions
+        total = 0.0
+        for a in range(n_actions):
+            if regret[row + a] > 0:
+                total += regret[row + a]
+        for a in range(n_actions):
+            if total > 0:
+                out[h, a] = regret[row + a] / total if regret[row + a] > 0 else 0.0
+            else:
+                out[h, a] = 1.0 / n_actions
+
+
+@njit(cache=True)
+def _fold_values(payoff: float, reach_o: np.ndarray, hand_cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per hand: payoff x opponent reach over hands sharing no card (inclusion-exclusion)."""
+    n_h, k = hand_cards.shape
+    per_card = np.zeros(64)
+    total = 0.0
+    for h in range(n_h):
+        total += reach_o[h]
+        for c in range(k):
+            per_card[hand_cards[h, c]] += reach_o[h]
+    out = np.empty(n_h)
+    for h in range(n_h):
+        # With two cards, the one hand holding both was subtracted twice.
+        compatible = total + (k - 1) * reach_o[h]
+        for c in range(k):
+            compatible -= per_card[hand_cards[h, c]]
+        out[h] = payoff * compatible * mask[h]
+    return out
+
+
+@njit(cache=True)
+def _showdown_values(
+    win: float, tie: float, lose: float, reach_o: np.ndarray, hand_cards: np.ndarray,
+    rank: np.ndarray, order: np.ndarray, mask: np.ndarray,
+) -> np.ndarray:
+    """Per hand: chips won against the opponent's range at a showdown, card removal included."""
+    n_h, k = hand_cards.shape
+    weaker = np.zeros(n_h)
+    stronger = np.zeros(n_h)
+    for direction in range(2):
+        cum = 0.0
+        per_card = np.zeros(64)
+        i = 0
+        while i < n_h:
+            j = i  # [i, j) is a group of equal rank, scanned weakest-first then strongest-first
+            h0 = order[i] if direction == 0 else order[n_h - 1 - i]
+            while j < n_h and rank[order[j] if direction == 0 else order[n_h - 1 - j]] == rank[h0]:
+                j += 1
+            for m in range(i, j):
+                h = order[m] if direction == 0 else order[n_h - 1 - m]
+                s = cum
+                for c in range(k):
+                    s -= per_card[hand_cards[h, c]]
+                if direction == 0:
+                    weaker[h] = s
+                else:
+                    stronger[h] = s
+            for m in range(i, j):
+                h = order[m] if direction == 0 else order[n_h - 1 - m]
+                cum += reach_o[h]
+                for c in range(k):
+                    per_card[hand_cards[h, c]] += reach_o[h]
+            i = j
+    out = np.empty(n_h)
+    for h in range(n_h):
+        # cum ends as the opponent's total reach (hands clashing with the board have none).
+        compatible = cum + (k - 1) * reach_o[h]
+        for c in range(k):
+            compatible -= per_card[hand_cards[h, c]]
+        ties = compatible - weaker[h] - stronger[h]
+        out[h] = (win * weaker[h] + tie * ties + lose * stronger[h]) * mask[h]
+    return out
+
+
+@njit(cache=True)
+def _factor(exponent: float, x: float) -> float:
+    """x^e / (x^e + 1); +inf keeps everything (1), -inf drops everything (0)."""
+    if exponent == np.inf:
+        return 1.0
+    if exponent == -np.inf:
+        return 0.0
+    p = x**exponent
+    return p / (p + 1.0)
+
+
+@njit(cache=True)
+def discounts(t: int, alpha: float, beta: float, gamma: float) -> tuple[float, float, float]:
+    """Factors applied on iteration ``t`` (1-based) to positive regrets, negative regrets
+    and the average strategy accumulated over iterations 1..t-1 (DCFR)."""
+    x = float(t - 1)
+    return _factor(alpha, x), _factor(beta, x), (x / t) ** gamma
+
+
+@njit(cache=True)
+def _board_mask(cards: CardArrays, round_: int, board: int, n_h: int) -> np.ndarray:
+    """(n_h,) uint8: 1 for the hands that share no card with ``board`` of ``round_``."""
+    start = cards.compat_start[round_] + board * n_h
+    return cards.compat[start : start + n_h]
+
+
+@njit(cache=True)
+def walk(
+    node: int, board: int, trav: int, reach_t: np.ndarray, reach_o: np.ndarray, mode: int,
+    tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray,
+    d_pos: float, d_neg: float, d_avg: float,
+) -> np.ndarray:
+    """Counterfactual values (n_hands,) of ``trav`` below ``node`` on ``board``.
+
+    Modes: UPDATE plays regret matching for both players and updates the traverser's
+    ``regret`` and ``avg`` in place (discounting the old totals by ``d_pos``, ``d_neg``,
+    ``d_avg``); EVALUATE plays ``strategy`` for both; BEST_RESPONSE plays ``strategy``
+    for the opponent and the best action per hand for the traverser.  ``regret``,
+    ``avg`` and ``strategy`` are float64 arrays in the tabular layout ``tree.offset``.
+    """
+    kind = tree.kind[node]
+    n_h = reach_t.shape[0]
+    r = tree.round[node]
+    if kind == FOLD_END:
+        mask = _board_mask(cards, r, board, n_h)
+        return _fold_values(tree.fold_value[node, trav] * cards.hand_scale, reach_o, cards.hand_cards, mask)
+    if kind == SHOWDOWN:
+        mask = _board_mask(cards, r, board, n_h)
+        s = cards.hand_scale
+        win = tree.showdown_value[node, 2 * trav, trav] * s
+        lose = tree.showdown_value[node, 2 - 2 * trav, trav] * s
+        return _showdown_values(
+            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o, cards.hand_cards,
+            cards.final_rank[board], cards.final_order[board], mask,
+        )
+    child0 = tree.children[tree.child_start[node]]
+    if kind == CHANCE:
+        extensions = cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
+        values = np.zeros(n_h)
+        child_t = np.empty(n_h)
+        child_o = np.empty(n_h)
+        # The deal's probability goes into the opponent's reach so that the values
+        # (and regrets) below are counterfactual values of the whole game.
+        p_deal = tree.deal_factor[node]
+        for j in range(extensions):
+            b = board * extensions + j
+            start = cards.compat_start[r] + b * n_h
+            for h in range(n_h):
+                child_t[h] = reach_t[h] * cards.compat[start + h]
+                child_o[h] = reach_o[h] * cards.compat[start + h] * p_deal
+            values += walk(child0, b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+        return values
+
+    n_a = tree.child_count[node]
+    base = tree.offset[node] + board * n_h * n_a
+    first = tree.child_start[node]
+    sigma = np.empty((n_h, n_a))
+    if mode == UPDATE:
+        regret_match(regret, base, n_h, n_a, sigma)
+    elif not (mode == BEST_RESPONSE and tree.player[node] == trav):
+        for h in range(n_h):
+            for a in range(n_a):
+                sigma[h, a] = strategy[base + h * n_a + a]
+    values = np.zeros(n_h)
+    if tree.player[node] != trav:
+        child_o = np.empty(n_h)
+        for a in range(n_a):
+            for h in range(n_h):
+                child_o[h] = reach_o[h] * sigma[h, a]
+            values += walk(tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+        return values
+
+    child_values = np.empty((n_a, n_h))
+    child_t = np.empty(n_h)
+    for a in range(n_a):
+        if mode == BEST_RESPONSE:
+            child_t[:] = reach_t  # the traverser's own reach does not change its values
+        else:
+            for h in range(n_h):
+                child_t[h] = reach_t[h] * sigma[h, a]
+        child_values[a] = walk(tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+    if mode == BEST_RESPONSE:
+        for h in range(n_h):
+            values[h] = child_values[0, h]
+            for a in range(1, n_a):
+                values[h] = max(values[h], child_values[a, h])
+        return values
+    for a in range(n_a):
+        for h in range(n_h):
+            values[h] += sigma[h, a] * child_values[a, h]
+    if mode == UPDATE:
+        for h in range(n_h):
+            row = base + h * n_a
+            for a in range(n_a):
+                old = regret[row + a]
+                regret[row + a] = old * (d_pos if old > 0 else d_neg) + child_values[a, h] - values[h]
+                avg[row + a] = avg[row + a] * d_avg + reach_t[h] * sigma[h, a]
+    return values
+
+
+@njit(cache=True)
+def root_values(
+    trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray,
+    strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
+) -> np.ndarray:
+    """:func:`walk` from the root with every hand's reach 1 (mutates as ``walk`` does)."""
+    n_h = cards.hand_cards.shape[0]
+    # Typed zeros: a literal 0 would compile a second specialization of the recursive
+    # walk, and cached recursive specializations crash on load (numba issue 6061).
+    root = np.int64(0)
+    return walk(root, root, trav, np.ones(n_h), np.ones(n_h), mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+
+
+@njit(cache=True)
+def normalize_rows(x: np.ndarray, offset: np.ndarray, rows: np.ndarray, n_actions: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Each decision's rows of ``x`` scaled to sum 1 (uniform where a row sums to 0 or less).
+
+    ``rows[node]`` is the node's row count; returns a new float64 array.
+    """
+    out = np.empty(x.shape[0])
+    for node in range(kind.shape[0]):
+        if kind[node] != DECISION:
+            continue
+        n_a = n_actions[node]
+        for h in range(rows[node]):
+            row = offset[node] + h * n_a
+            total = 0.0
+            for a in range(n_a):
+                total += x[row + a]
+            for a in range(n_a):
+                out[row + a] = x[row + a] / total if total > 0 else 1.0 / n_a
+    return out
+
+
+def normalized(lay: Layout, tree: BettingTree, x: np.ndarray, *, positive_part: bool = False) -> np.ndarray:
+    """Rows of ``x`` as probabilities (regret matching if ``positive_part``)."""
+    node_rows = np.array([lay.rows[r] for r in tree.round], np.int64)
+    values = np.maximum(x, 0.0) if positive_part else x
+    return normalize_rows(np.asarray(values, np.float64), lay.offset, node_rows, tree.child_count, tree.kind)
