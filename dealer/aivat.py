@@ -1,0 +1,533 @@
+"""AIVAT: unbiased, low-variance match results (Burch et al., AAAI 2018).
+
+For a fixed value function ṽ over full histories (every hole card known, as in the
+dealer's log), each node h on a played hand whose distribution σ(h, ·) is known adds
+
+    Σ_a σ(h, a) ṽ(h·a)  −  ṽ(h·a*)            (a* = what actually happened)
+
+to every player's chips.  Each correction has expectation zero given the history,
+so the sum stays an unbiased estimate of the players' expected winnings, while ṽ
+cancels most of the luck.  Corrections are made at
+
+* the deal (``deal``): hole cards, and the first round's board cards if any.  The
+  estimator conditions on every player's hole cards: ṽ is a function of the full
+  history, and this node removes the luck of the deal itself.  We do not average
+  over the hands a known player could hold on the observed line (the paper's
+  "imaginary observations"); that needs the player's strategy at every hand, which a
+  decision log does not carry.
+* every board deal (``board``), including all-in run-outs;
+* every decision of a seat that wrote a decision log (``action``); decisions of
+  other seats get none.  The dealer's lenient treatment of a reply (a raise clamped
+  into range, an invalid action turned into a call) is applied to σ, so σ is the
+  distribution of the action the dealer actually played.
+
+The default value function, :class:`CheckDownValue`, needs no training, so it can
+never be fitted to the data it evaluates; any other :class:`ValueFunction` (a
+blueprint's values, later) plugs in the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from dealer.decisions import Decision, read_decision_log
+from dealer.matchlog import EvaluationError, MatchLog
+from protocol.cards import deck
+from protocol.errors import ProtocolError
+from protocol.gamedef import GameDef
+from protocol.handrank import rank_cards
+from protocol.rules import Action, ActionType, State, initial_state, raise_to
+from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
+
+#: Correction kinds, the middle axis of :attr:`MatchAivat.corrections`.
+KINDS = ("deal", "board", "action")
+DEAL, BOARD, ACTION = range(3)
+#: The outcome patterns of a showdown are counted in ``N**N`` bins.
+MAX_PLAYERS = 6
+_PROBABILITY_TOLERANCE = 1e-6
+
+
+class AivatError(EvaluationError):
+    """Decision logs that contradict the match log, or a game AIVAT cannot handle."""
+
+
+# --- value functions --------------------------------------------------------------
+
+
+class ValueFunction(ABC):
+    """ṽ(h): chips each position is expected to win from a node of a fully known hand.
+
+    A node is a :class:`~protocol.rules.State` holding every player's hole cards
+    (none before the deal) and, in ``board``, exactly the board cards dealt so far:
+    between a round's last action and its cards, ``state.round`` is already the new
+    round while ``board`` still lacks its cards.  Implementations must be fixed
+    before the data they evaluate is seen.
+    """
+
+    @abstractmethod
+    def values(self, states: Sequence[State]) -> np.ndarray:
+        """ṽ of each state, shape ``(len(states), num_players)``, by position."""
+
+    @abstractmethod
+    def chance_mean(self, state: State) -> np.ndarray:
+        """Mean of ṽ over the next cards dealt at ``state``, shape ``(num_players,)``.
+
+        With no hole cards yet, the next cards are the deal (hole cards and the first
+        round's board cards); otherwise the board cards of the first round lacking them.
+        """
+
+    def raise_mean(self, state: State, low: int, high: int) -> np.ndarray:
+        """Mean of ṽ after a raise to each of ``low..high`` (no-limit), shape ``(num_players,)``.
+
+        This default evaluates every size; value functions with structure override it.
+        """
+        states = [state.apply(raise_to(x)) for x in range(low, high + 1)]
+        return self.values(states).mean(axis=0)
+
+
+class CheckDownValue(ValueFunction):
+    """The default ṽ: call, check it down, and count the chips.
+
+    Every player still in calls the current bet (as far as its stack allows), nobody
+    bets again, and the board is dealt out: ṽ is each player's expected winnings at
+    that showdown under the reference's side-pot rules, averaged exactly over every
+    completion of the board from the cards not yet seen (folded hands are dead cards).
+    At the end of a hand it is exactly what the hand paid.
+
+    Why this is cheap and exact at chance nodes: dealing a card changes neither the
+    chips in nor who is in, and an exact average over completions is a martingale, so
+    the mean of ṽ over the next board cards is ṽ before them.  At the deal the mean is
+    zero for everyone: positions are exchangeable under a uniform deal, so in every
+    side pot each eligible player wins on average its own contribution to it.
+    Between kinks at the other players' stacks and bets, ṽ is linear in a raise's
+    size, so the mean over a uniform range of sizes is ṽ at a few averaged sizes.
+    """
+
+    def __init__(self, game: GameDef) -> None:
+        if game.num_players > MAX_PLAYERS:
+            raise AivatError(f"the default AIVAT value function handles up to {MAX_PLAYERS} players")
+        self.game = game
+        self._deck = tuple(deck(game))
+
+    def values(self, states: Sequence[State]) -> np.ndarray:
+        spent = np.array([self._called(s) for s in states], dtype=np.float64).reshape(len(states), -1)
+        return self._showdown(states, spent)
+
+    def chance_mean(self, state: State) -> np.ndarray:
+        if not any(state.hole_cards):
+            if any(state.folded):
+                raise AivatError("the deal cannot follow a fold")
+            return np.zeros(self.game.num_players)
+        return self.values([state])[0]
+
+    def raise_mean(self, state: State, low: int, high: int) -> np.ndarray:
+        g = self.game
+        raiser = state.current_player
+        # Kinks: where a raise size crosses another player's chips in or stack.
+        kinks = sorted(
+            {v for p in range(g.num_players) if p != raiser for v in (state.spent[p], g.stack[p]) if low <= v < high}
+        )
+        edges = [low - 1, *kinks, high]
+        sizes, weights = [], []
+        for a, b in zip(edges, edges[1:]):
+            # Integers a+1..b lie on one linear piece: their mean is ṽ at their mean size.
+            sizes.append((a + 1 + b) / 2)
+            weights.append((b - a) / (high - low + 1))
+        after = state.apply(raise_to(low))
+        spent = np.empty((len(sizes), g.num_players))
+        for i, size in enumerate(sizes):
+            spent[i] = [s if f else min(size, g.stack[p]) for p, (s, f) in enumerate(zip(after.spent, after.folded))]
+        return np.asarray(weights) @ self._showdown([after] * len(sizes), spent)
+
+    def _called(self, state: State) -> list[float]:
+        """Chips in once every player still in has called the current bet."""
+        stack = self.game.stack
+        return [float(s) if f else float(min(state.max_spent, stack[p])) for p, (s, f) in enumerate(zip(state.spent, state.folded))]
+
+    def _showdown(self, states: Sequence[State], spent: np.ndarray) -> np.ndarray:
+        """Expected showdown winnings for ``spent[i]`` chips in at each state's cards."""
+        out = np.empty_like(spent)
+        groups: dict[tuple, list[int]] = {}
+        for i, s in enumerate(states):
+            groups.setdefault((s.hole_cards, s.board), []).append(i)
+        for (holes, board), rows in groups.items():
+            folded = np.array([states[i].folded for i in rows], dtype=np.bool_)
+            if (folded.sum(axis=1) >= self.game.num_players - 1).all():
+                # A sole survivor's winnings do not depend on the cards: skip the board.
+                counts = _ONE_PATTERN
+            else:
+                counts = _outcome_counts(self._deck, holes, board, self.game.total_board_cards)
+            out[rows] = _expected_payoffs(counts, spent[rows], folded)
+        return out
+
+
+#: Pattern 0 (all hands equal) seen once: enough when at most one player is in.
+_ONE_PATTERN = np.ones(1, np.int64)
+
+
+@lru_cache(maxsize=4096)
+def _outcome_counts(full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], total_board: int) -> np.ndarray:
+    """How often each showdown pattern occurs over all completions of ``board`` (see kernel)."""
+    if not all(holes):
+        raise AivatError("a value needs every player's hole cards")
+    seen = set(board).union(*holes)
+    rest = np.array([c for c in full_deck if c not in seen], dtype=np.int64)
+    combos = _combinations(len(rest), total_board - len(board))
+    return _count_patterns(np.array(holes, dtype=np.int64), np.array(board, dtype=np.int64), rest, combos)
+
+
+@lru_cache(maxsize=16)
+def _combinations(n: int, r: int) -> np.ndarray:
+    return _combinations_kernel(n, r, math.comb(n, r))
+
+
+@njit(cache=True)
+def _combinations_kernel(n: int, r: int, count: int) -> np.ndarray:
+    """Every r-subset of 0..n-1 in lexicographic order: ``uint8[count, r]``."""
+    out = np.empty((count, r), np.uint8)
+    index = np.arange(r)
+    for row in range(count):
+        for j in range(r):
+            out[row, j] = index[j]
+        # Advance to the next combination: bump the last index that can move.
+        j = r - 1
+        while j >= 0 and index[j] == n - r + j:
+            j -= 1
+        if j < 0:
+            break
+        index[j] += 1
+        for k in range(j + 1, r):
+            index[k] = index[k - 1] + 1
+    return out
+
+
+@njit(cache=True)
+def _count_patterns(holes: np.ndarray, board: np.ndarray, rest: np.ndarray, combos: np.ndarray) -> np.ndarray:
+    """Count showdown patterns over every completion of the board.
+
+    holes: ``int64[N, H]`` hole cards by position; board: ``int64[B]`` dealt board;
+    rest: ``int64[R]`` unseen cards; combos: ``uint8[M, r]`` indices into ``rest``
+    completing the board.  A pattern is ``Σ_p level_p · N**p`` where ``level_p`` is
+    the number of distinct hand ranks above position p's.  Returns ``int64[N**N]``.
+    """
+    n_players, n_hole = holes.shape
+    n_combos, n_more = combos.shape
+    n_board = board.shape[0]
+    n_cards = n_hole + n_board + n_more
+    counts = np.zeros(n_players**n_players, np.int64)
+    cards = np.empty(n_cards, np.int64)
+    ranks = np.empty(n_players, np.int64)
+    for j in range(n_board):
+        cards[n_hole + j] = board[j]
+    for i in range(n_combos):
+        for j in range(n_more):
+            cards[n_hole + n_board + j] = rest[combos[i, j]]
+        for p in range(n_players):
+            for j in range(n_hole):
+                cards[j] = holes[p, j]
+            ranks[p] = rank_cards(cards, n_cards)
+        code = 0
+        scale = 1
+        for p in range(n_players):
+            level = 0
+            for q in range(n_players):
+                if ranks[q] > ranks[p]:
+                    # Count each distinct better rank once.
+                    first = True
+                    for q2 in range(q):
+                        if ranks[q2] == ranks[q]:
+                            first = False
+                    if first:
+                        level += 1
+            code += level * scale
+            scale *= n_players
+        counts[code] += 1
+    return counts
+
+
+@njit(cache=True)
+def _pot_payoffs(strength: np.ndarray, spent: np.ndarray, folded: np.ndarray, out: np.ndarray) -> None:
+    """Chips won at a showdown (reference side-pot rules), written into ``out``.
+
+    strength: ``int64[N]``, larger wins; spent: ``float64[N]`` chips in; folded:
+    ``bool[N]``.  The smallest remaining contribution is peeled off as one pot at a
+    time and split among the strongest players still in who paid into it.
+    """
+    n = spent.shape[0]
+    left = spent.copy()
+    for p in range(n):
+        out[p] = -spent[p]
+    while True:
+        size = np.inf
+        for p in range(n):
+            if 0 < left[p] < size:
+                size = left[p]
+        if size == np.inf:
+            return
+        best = -(1 << 62)
+        contributors = 0
+        for p in range(n):
+            if left[p] > 0:
+                contributors += 1
+                if not folded[p] and strength[p] > best:
+                    best = strength[p]
+        winners = 0
+        for p in range(n):
+            if left[p] > 0 and not folded[p] and strength[p] == best:
+                winners += 1
+        for p in range(n):
+            if left[p] > 0:
+                if winners == 0:
+                    # Nobody still in paid into this pot: it goes back (keeps the sum zero).
+                    out[p] += size
+                elif not folded[p] and strength[p] == best:
+                    out[p] += size * contributors / winners
+                left[p] -= size
+
+
+@njit(cache=True)
+def _expected_payoffs(counts: np.ndarray, spent: np.ndarray, folded: np.ndarray) -> np.ndarray:
+    """Mean showdown winnings over pattern ``counts`` for each row of ``spent``/``folded``.
+
+    counts: ``int64[N**N]`` from :func:`_count_patterns`; spent: ``float64[K, N]``;
+    folded: ``bool[K, N]``.  Returns ``float64[K, N]``.
+    """
+    k_rows, n = spent.shape
+    out = np.zeros((k_rows, n))
+    payoff = np.empty(n)
+    strength = np.empty(n, np.int64)
+    total = 0
+    for code in range(counts.shape[0]):
+        if counts[code] == 0:
+            continue
+        total += counts[code]
+        rest = code
+        for p in range(n):
+            strength[p] = -(rest % n)
+            rest //= n
+        for k in range(k_rows):
+            _pot_payoffs(strength, spent[k], folded[k], payoff)
+            for p in range(n):
+                out[k, p] += counts[code] * payoff[p]
+    return out / total
+
+
+# --- decision logs ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionIndex:
+    """Decisions by ``(match, hand, position)``, in the order they were made, and who made them."""
+
+    by_node: Mapping[tuple[str, int, int], tuple[str, tuple[Decision, ...]]]
+    files: tuple[Path, ...] = ()
+
+    @staticmethod
+    def of(records: Iterable[tuple[str, Decision]], files: Sequence[Path] = ()) -> DecisionIndex:
+        """Index ``(seat, decision)`` pairs."""
+        grouped: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
+        for seat, d in records:
+            key = (d.match, d.hand, d.position)
+            owner, found = grouped.setdefault(key, (seat, []))
+            if owner != seat:
+                raise AivatError(f"both {owner} and {seat} logged decisions for position {d.position} of hand {d.hand} of match {d.match}")
+            found.append(d)
+        return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files))
+
+    def seats(self) -> set[tuple[str, str]]:
+        """``(match, seat)`` pairs that have decisions."""
+        return {(key[0], seat) for key, (seat, _) in self.by_node.items()}
+
+
+def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
+    """Read decision logs (``*.dlog``).
+
+    Raises:
+        AivatError: if a file is not a decision log.
+    """
+    records: list[tuple[str, Decision]] = []
+    files = sorted(paths)
+    for path in files:
+        try:
+            header, decisions = read_decision_log(path)
+            records.extend((header["seat"], d) for d in decisions)
+        except (ValueError, KeyError) as exc:
+            raise AivatError(f"{path}: {exc}") from None
+    return DecisionIndex.of(records, files)
+
+
+# --- the estimator ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAivat:
+    """AIVAT over one match log, by seat (``seats`` order).
+
+    ``raw``: ``float64[H, S]`` chips won per hand; ``corrections``: ``float64[H, 3, S]``
+    by kind (:data:`KINDS`); ``aivat = raw + corrections.sum(axis=1)``.
+    ``decisions``: decisions corrected per seat.
+    """
+
+    seats: tuple[str, ...]
+    raw: np.ndarray
+    corrections: np.ndarray
+    decisions: dict[str, int]
+
+    @property
+    def aivat(self) -> np.ndarray:
+        return self.raw + self.corrections.sum(axis=1)
+
+
+def evaluate_match(
+    match: MatchLog, decisions: DecisionIndex | None = None, value: ValueFunction | None = None
+) -> MatchAivat:
+    """AIVAT values of every hand of ``match``.
+
+    Raises:
+        AivatError: if a decision log contradicts the match log.
+    """
+    value = value or CheckDownValue(match.game)
+    index = decisions.by_node if decisions is not None else {}
+    seats = match.seats
+    raw = np.zeros((len(match.hands), len(seats)))
+    corrections = np.zeros((len(match.hands), len(KINDS), len(seats)))
+    counts = dict.fromkeys(seats, 0)
+    for i, hand in enumerate(match.hands):
+        known: dict[int, Sequence[Decision]] = {}
+        for position, name in enumerate(hand.names):
+            entry = index.get((match.name, hand.state.hand_number, position))
+            if entry is not None:
+                if entry[0] != name:
+                    raise AivatError(
+                        f"{entry[0]}'s decision log claims position {position} of hand {hand.state.hand_number} "
+                        f"of match {match.name}, where {name} sat"
+                    )
+                known[position] = entry[1]
+        by_position, used = hand_corrections(hand, known, value)
+        order = [hand.names.index(s) for s in seats]
+        raw[i] = np.asarray(hand.values)[order]
+        corrections[i] = by_position[:, order]
+        for position, n in used.items():
+            counts[hand.names[position]] += n
+    return MatchAivat(seats, raw, corrections, counts)
+
+
+def hand_corrections(
+    hand: LoggedHand, decisions: Mapping[int, Sequence[Decision]], value: ValueFunction
+) -> tuple[np.ndarray, dict[int, int]]:
+    """AIVAT corrections of one hand, ``float64[3, N]`` by kind and position.
+
+    ``decisions`` maps a position to its decisions in this hand, in order.  Returns
+    the corrections and how many decisions were corrected per position.
+
+    Raises:
+        AivatError: if the decisions do not match the hand.
+    """
+    final = hand.state
+    game = final.game
+    out = np.zeros((len(KINDS), game.num_players))
+    pending = {p: list(ds) for p, ds in decisions.items()}
+    used = dict.fromkeys(decisions, 0)
+
+    dealt = game.num_board_cards[0]
+    state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
+    before_deal = initial_state(game, final.hand_number)
+    out[DEAL] += value.chance_mean(before_deal) - value.values([state])[0]
+    for action in (a for round_actions in final.actions for a in round_actions):
+        actor = state.current_player
+        assert actor is not None
+        if pending.get(actor):
+            out[ACTION] += _action_correction(state, action, pending[actor].pop(0), value)
+            used[actor] += 1
+        state = state.apply(action)
+        while dealt < game.board_cards_through(state.round):
+            before = state
+            dealt = game.board_cards_through(_next_board_round(game, dealt))
+            if len(final.board) < dealt:
+                raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
+            state = replace(state, board=final.board[:dealt])
+            out[BOARD] += value.chance_mean(before) - value.values([state])[0]
+    left = {p: len(ds) for p, ds in pending.items() if ds}
+    if left:
+        raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {sorted(left)} that never acted then")
+    return out, used
+
+
+def _next_board_round(game: GameDef, dealt: int) -> int:
+    """The round whose board cards come next once ``dealt`` board cards are out."""
+    r = 0
+    while game.board_cards_through(r) <= dealt:
+        r += 1
+    return r
+
+
+def _action_correction(state: State, taken: Action, decision: Decision, value: ValueFunction) -> np.ndarray:
+    """Σ_a σ(a) ṽ(h·a) − ṽ(h·a*) for one logged decision at ``state``."""
+    position = state.current_player
+    seen = format_matchstate(view_for(state, position))  # type: ignore[arg-type]
+    where = f"hand {state.hand_number}, position {position}"
+    if decision.state != seen:
+        raise AivatError(f"{where}: the decision log acted on {decision.state!r} but the match log gives {seen!r}")
+    try:
+        sent = state.fix_action(parse_action(decision.taken, state.game))[0]
+        discrete, uniform = _played_distribution(state, decision)
+    except ProtocolError as exc:
+        raise AivatError(f"{where}: unreadable decision ({exc})") from None
+    if sent != taken:
+        raise AivatError(f"{where}: the decision log sent {decision.taken!r} but the match log shows {taken}")
+    mass = sum(discrete.values()) + (uniform[0] if uniform else 0.0)
+    if abs(mass - 1) > _PROBABILITY_TOLERANCE:
+        raise AivatError(f"{where}: the decision's probabilities sum to {mass:g}, not 1")
+    in_range = uniform is not None and taken.kind == ActionType.RAISE and uniform[1] <= taken.size <= uniform[2]
+    if discrete.get(taken, 0.0) <= 0 and not in_range:
+        raise AivatError(f"{where}: the action taken, {taken}, had probability 0 in the decision log")
+    actions = list(discrete)
+    children = value.values([state.apply(a) for a in actions] + [state.apply(taken)])
+    expected = np.asarray([discrete[a] for a in actions]) @ children[:-1]
+    if uniform is not None:
+        expected = expected + uniform[0] * value.raise_mean(state, uniform[1], uniform[2])
+    return expected - children[-1]
+
+
+def _played_distribution(state: State, decision: Decision) -> tuple[dict[Action, float], tuple[float, int, int] | None]:
+    """σ over the actions the dealer plays: the logged σ pushed through its fixing of replies.
+
+    Returns point masses and an optional uniform raise range (mass, low, high) lying
+    inside the legal range.
+    """
+    discrete: dict[Action, float] = {}
+
+    def add(action: Action, p: float) -> None:
+        played = state.fix_action(action)[0]
+        discrete[played] = discrete.get(played, 0.0) + p
+
+    for text, p in decision.probs:
+        if p > 0:
+            add(parse_action(text, state.game), p)
+    if decision.uniform_raise is None or decision.uniform_raise[0] <= 0:
+        return discrete, None
+    mass, low, high = decision.uniform_raise
+    bounds = state.raise_bounds()
+    if bounds is None or not state.game.is_nolimit:
+        add(raise_to(low) if state.game.is_nolimit else Action(ActionType.RAISE), mass)
+        return discrete, None
+    width = high - low + 1
+    # Sizes outside the legal range are clamped to its ends, as the dealer does.
+    below = max(0, min(high, bounds[0] - 1) - low + 1)
+    above = max(0, high - max(low, bounds[1] + 1) + 1)
+    if below:
+        add(raise_to(bounds[0]), mass * below / width)
+    if above:
+        add(raise_to(bounds[1]), mass * above / width)
+    inner = (max(low, bounds[0]), min(high, bounds[1]))
+    if inner[0] > inner[1]:
+        return discrete, None
+    return discrete, (mass * (inner[1] - inner[0] + 1) / width, inner[0], inner[1])

@@ -1,0 +1,145 @@
+"""In-process matches between known policies, for tests and figures.
+
+A simulated match deals exactly what the dealer would for its seed
+(:class:`dealer.dealing.Dealer`, so mirrored matches give each position the same
+cards), rotates seats every hand as the reference does (position p of hand h is seat
+``(p + h) % N``), samples each action from the seat's :data:`dealer.bots.Policy`, and
+keeps every decision's distribution.  It can be written as the files a real match
+leaves: ``NAME.log`` (reference format), the game file it names, and
+``decisions/NAME.SEAT.dlog``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dealer.aivat import DecisionIndex
+from dealer.bots import Policy
+from dealer.dealing import Dealer
+from dealer.decisions import Decision, DecisionLogWriter
+from dealer.matchlog import HEADER_TAG, MatchLog
+from protocol.gamedef import GameDef, format_gamedef
+from protocol.rules import initial_state, with_cards
+from protocol.wire import LoggedHand, format_matchstate, format_score_line, format_state_line, view_for
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedMatch:
+    """A played match: its hands and the decisions of the seats that log them."""
+
+    name: str
+    game: GameDef
+    seed: int
+    seats: tuple[str, ...]
+    hands: tuple[LoggedHand, ...]
+    decisions: tuple[tuple[str, Decision], ...]
+
+    def match_log(self) -> MatchLog:
+        """The match as :func:`dealer.matchlog.read_match_log` would return it."""
+        totals = tuple(sum(h.values[h.names.index(s)] for h in self.hands) for s in self.seats)
+        return MatchLog(
+            path=Path(f"<simulated {self.name}>"),
+            name=self.name,
+            game_file=f"{self.name}.game",
+            game=self.game,
+            planned_hands=len(self.hands),
+            seed=self.seed,
+            options=(),
+            hands=self.hands,
+            seats=self.seats,
+            score=totals,
+            notes=(),
+        )
+
+    def decision_index(self) -> DecisionIndex:
+        return DecisionIndex.of(self.decisions)
+
+    def write(self, folder: Path) -> Path:
+        """Write the match log, its game file and the decision logs; returns the log's path."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{self.name}.game").write_text(format_gamedef(self.game))
+        lines = [f"{HEADER_TAG} {self.name} {self.name}.game {len(self.hands)} {self.seed}"]
+        lines += [format_state_line(h.state, h.values, h.names) for h in self.hands]
+        lines.append(format_score_line(self.match_log().score, self.seats))  # type: ignore[arg-type]
+        path = folder / f"{self.name}.log"
+        path.write_text("\n".join(lines) + "\n")
+        writers: dict[str, DecisionLogWriter] = {}
+        try:
+            for seat, d in self.decisions:
+                if seat not in writers:
+                    writers[seat] = DecisionLogWriter(
+                        folder / "decisions" / f"{self.name}.{seat}.dlog", seat=seat, match=self.name, game=self.game
+                    )
+                writers[seat].record(
+                    hand=d.hand, position=d.position, state=d.state, probs=list(d.probs), taken=d.taken,
+                    uniform_raise=d.uniform_raise,
+                )
+        finally:
+            for writer in writers.values():
+                writer.close()
+        return path
+
+
+def simulate_match(
+    game: GameDef,
+    seats: Sequence[tuple[str, Policy]],
+    hands: int,
+    seed: int,
+    *,
+    name: str = "sim",
+    logging: Collection[str] | None = None,
+    action_seed: int | None = None,
+) -> SimulatedMatch:
+    """Play ``hands`` hands between ``seats`` (name, policy) in seat order.
+
+    Args:
+        logging: names of the seats that keep decision logs (default: all).
+        action_seed: seeds the policies' sampling (default: derived from ``seed``
+            and the seat order, so mirrored matches sample independently).
+    """
+    if len(seats) != game.num_players:
+        raise ValueError(f"the game needs {game.num_players} seats, got {len(seats)}")
+    names = tuple(n for n, _ in seats)
+    logging = set(names if logging is None else logging)
+    # crc32, not hash(): Python salts string hashes per process.
+    order_tag = [zlib.crc32(n.encode()) for n in names]
+    rng = np.random.default_rng([seed, *order_tag] if action_seed is None else action_seed)
+    dealer = Dealer(game, seed)
+    n = game.num_players
+    played: list[LoggedHand] = []
+    decisions: list[tuple[str, Decision]] = []
+    for h in range(hands):
+        holes, board = dealer.deal()
+        at = [(p + h) % n for p in range(n)]
+        state = initial_state(game, h, holes, board)
+        while not state.finished:
+            p = state.current_player
+            assert p is not None
+            seat_name, policy = seats[at[p]]
+            dist = policy(state)
+            action = dist.sample(rng)
+            if seat_name in logging:
+                decisions.append(
+                    (
+                        seat_name,
+                        Decision(
+                            match=name,
+                            hand=h,
+                            position=p,
+                            state=format_matchstate(view_for(state, p)),
+                            probs=tuple(dist.wire_probs()),
+                            uniform_raise=dist.uniform_raise,
+                            taken=str(action),
+                        ),
+                    )
+                )
+            state = state.apply(action)
+        shown = state.game.board_cards_through(state.round)
+        final = state if len(board) == shown else with_cards(state, holes, board[:shown])
+        played.append(LoggedHand(final, final.values(), tuple(names[i] for i in at)))
+    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions))

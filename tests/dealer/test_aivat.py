@@ -1,0 +1,216 @@
+"""AIVAT: a hand worked by hand, zero-mean corrections at every node type, no bias."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from dealer.aivat import (
+    ACTION,
+    BOARD,
+    DEAL,
+    AivatError,
+    CheckDownValue,
+    ValueFunction,
+    _played_distribution,
+    evaluate_match,
+    hand_corrections,
+    load_decision_logs,
+)
+from dealer.bots import POLICIES
+from dealer.decisions import Decision
+from dealer.matchlog import read_match_log
+from dealer.simulate import simulate_match
+from protocol.cards import deck, parse_cards
+from protocol.gamedef import load_game, parse_gamedef
+from protocol.rules import CALL, FOLD, initial_state, raise_to, with_cards
+from protocol.wire import parse_state_line
+from tests.reference import game_file_for, log_files
+
+# Three players, short and unequal stacks, a player without a blind, a dead card
+# when someone folds: the side-pot cases in a deck small enough to enumerate.
+SMALL_3P = parse_gamedef(
+    """GAMEDEF
+nolimit
+numPlayers = 3
+numRounds = 2
+stack = 300 500 800
+blind = 1 2 0
+firstPlayer = 3 1
+numSuits = 2
+numRanks = 4
+numHoleCards = 1
+numBoardCards = 0 1
+END GAMEDEF
+""",
+    "small3p",
+)
+
+
+def test_hand_worked_by_hand():
+    """Leduc, Kh vs Qs, board Qh, betting c r c / c c; only position 1 logs (it plays 50/50).
+
+    P0 wins 3 of the 4 possible boards, so with c chips each in, ṽ = (c/2, -c/2).
+    deal: 0 - ṽ(blinds 1,1) = -0.5 for P0.  P1 checks or raises 50/50 after P0's check:
+    ½·ṽ(1,1) + ½·ṽ(3,3) - ṽ(3,3) = ½·0.5 + ½·1.5 - 1.5 = -0.5.  Board Qh pairs P1:
+    ṽ(3,3 before) - ṽ(after) = 1.5 - (-3) = 4.5.  P1 checks behind, 50/50 against a raise
+    to 7: ½·(-3) + ½·(-7) - (-3) = -2.  P0's AIVAT value: -3 - 0.5 + 4.5 - 0.5 - 2 = -1.5.
+    """
+    game = load_game("leduc.limit.2p")
+    hand = parse_state_line("STATE:0:crc/cc:Kh|Qs/Qh:-3|3:A|B", game)
+    half = (("c", 0.5), ("r", 0.5))
+    decisions = [
+        Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", half, None, "r"),
+        Decision("m", 0, 1, "MATCHSTATE:1:0:crc/c:|Qs/Qh", half, None, "c"),
+    ]
+    corrections, used = hand_corrections(hand, {1: decisions}, CheckDownValue(game))
+    assert corrections[:, 0].tolist() == [-0.5, 4.5, -2.5]
+    assert corrections.sum(axis=0).tolist() == [1.5, -1.5]
+    assert used == {1: 2}
+
+
+@pytest.mark.parametrize("path", log_files(), ids=lambda p: p.name)
+def test_value_at_the_end_of_a_hand_is_what_it_paid(path):
+    game = load_game(game_file_for(path))
+    match = read_match_log(path, game)
+    value = CheckDownValue(game)
+    got = value.values([h.state for h in match.hands])
+    assert np.allclose(got, [h.values for h in match.hands], atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "game", [load_game("leduc.limit.2p"), load_game("kuhn.limit.3p"), SMALL_3P], ids=["leduc", "kuhn3p", "small3p"]
+)
+def test_deal_correction_has_mean_zero(game):
+    value = CheckDownValue(game)
+    deals = list(permutations(deck(game), game.num_players))
+    states = [initial_state(game, 0, tuple((c,) for c in d)) for d in deals]
+    assert np.abs(value.values(states).mean(axis=0)).max() < 1e-12
+    assert value.chance_mean(initial_state(game, 0)).tolist() == [0.0] * game.num_players
+
+
+def _board_mean(value, state, cards_left):
+    after = [with_cards(state, state.hole_cards, state.board + (c,)) for c in cards_left]
+    return value.values(after).mean(axis=0)
+
+
+def test_board_correction_has_mean_zero_with_dead_cards_and_side_pots():
+    value = CheckDownValue(SMALL_3P)
+    holes = tuple((c,) for c in parse_cards("AsJhKs"))
+    state = initial_state(SMALL_3P, 0, holes)
+    for action in (raise_to(300), FOLD, CALL):  # P2 shoves past P0's stack, P0 folds, P1 calls
+        state = state.apply(action)
+    assert state.round == 1 and state.folded == (True, False, False)
+    left = [c for c in deck(SMALL_3P) if (c,) not in holes]
+    assert _board_mean(value, state, left) == pytest.approx(value.chance_mean(state), abs=1e-12)
+
+
+def test_turn_card_correction_has_mean_zero_in_holdem():
+    game = load_game("holdem.nolimit.2p")
+    value = CheckDownValue(game)
+    holes = (parse_cards("AhKd"), parse_cards("7c7s"))
+    board = parse_cards("Kc7d2h")
+    state = initial_state(game, 0, holes, board)
+    for action in (raise_to(300), CALL, raise_to(500), CALL):
+        state = state.apply(action)
+    assert state.round == 2 and len(state.board) == 3
+    left = [c for c in deck(game) if c not in board + holes[0] + holes[1]]
+    assert _board_mean(value, state, left) == pytest.approx(value.chance_mean(state), abs=1e-9)
+
+
+@pytest.mark.parametrize("setup", ["leduc", "small3p"])
+def test_mean_over_a_raise_range_matches_every_size(setup):
+    if setup == "leduc":
+        game = load_game("leduc.nolimit.2p")
+        state = initial_state(game, 0, (parse_cards("Kh"), parse_cards("Qs")))
+    else:
+        game = SMALL_3P
+        state = initial_state(game, 0, tuple((c,) for c in parse_cards("AsJhKs")), parse_cards("Qh"))
+        for action in (CALL, CALL, CALL, CALL, CALL):  # to round 1, then P0 and P1 check
+            state = state.apply(action)
+        assert state.round == 1 and state.current_player == 2
+    low, high = state.raise_bounds()
+    value = CheckDownValue(game)
+    fast = value.raise_mean(state, low, high)
+    assert fast == pytest.approx(ValueFunction.raise_mean(value, state, low, high), abs=1e-9)
+    part = value.raise_mean(state, low + 7, high - 50)
+    assert part == pytest.approx(ValueFunction.raise_mean(value, state, low + 7, high - 50), abs=1e-9)
+
+
+def test_dealer_fixes_are_pushed_through_sigma():
+    game = load_game("leduc.nolimit.2p")
+    state = initial_state(game, 0, (parse_cards("Kh"), parse_cards("Qs")))
+    low, high = state.raise_bounds()  # 200..1200
+    d = Decision("m", 0, 0, "", (("f", 0.1), ("r100", 0.2)), (0.7, 100, 1299), "c")
+    discrete, uniform = _played_distribution(state, d)
+    width = 1299 - 100 + 1
+    # An impossible fold is played as a call; sizes below the range as the minimum.
+    assert discrete[CALL] == pytest.approx(0.1)
+    assert discrete[raise_to(low)] == pytest.approx(0.2 + 0.7 * 100 / width)
+    assert discrete[raise_to(high)] == pytest.approx(0.7 * 99 / width)
+    assert uniform == pytest.approx((0.7 * 1001 / width, low, high))
+
+
+def test_decisions_that_contradict_the_log_are_refused():
+    game = load_game("leduc.limit.2p")
+    hand = parse_state_line("STATE:0:crc/cc:Kh|Qs/Qh:-3|3:A|B", game)
+    value = CheckDownValue(game)
+    wrong_state = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Ks", (("c", 1.0),), None, "r")
+    with pytest.raises(AivatError, match="acted on 'MATCHSTATE:1:0:c:|Ks'"):
+        hand_corrections(hand, {1: [wrong_state]}, value)
+    other = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("c", 1.0),), None, "c")
+    with pytest.raises(AivatError, match="sent 'c' but the match log shows r"):
+        hand_corrections(hand, {1: [other]}, value)
+    zero = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("c", 1.0), ("r", 0.0)), None, "r")
+    with pytest.raises(AivatError, match="probability 0"):
+        hand_corrections(hand, {1: [zero]}, value)
+    extra = [
+        Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("r", 1.0),), None, "r"),
+        Decision("m", 0, 1, "MATCHSTATE:1:0:crc/c:|Qs/Qh", (("c", 1.0),), None, "c"),
+        Decision("m", 0, 1, "MATCHSTATE:1:0:crc/cc:|Qs/Qh", (("c", 1.0),), None, "c"),
+    ]
+    with pytest.raises(AivatError, match="never acted"):
+        hand_corrections(hand, {1: extra}, value)
+
+
+def test_files_give_the_same_result_as_memory(tmp_path):
+    game = load_game("leduc.nolimit.2p")
+    sim = simulate_match(game, [("A", POLICIES["random"]), ("B", POLICIES["random"])], 200, 4, logging=["B"])
+    path = sim.write(tmp_path)
+    from_files = evaluate_match(read_match_log(path), load_decision_logs(sorted((tmp_path / "decisions").glob("*.dlog"))))
+    in_memory = evaluate_match(sim.match_log(), sim.decision_index())
+    assert np.array_equal(from_files.aivat, in_memory.aivat)
+    assert from_files.decisions["B"] > 200 and from_files.decisions["A"] == 0
+
+
+UNBIASED_CASES = {
+    "leduc-limit random/call, both logged": (load_game("leduc.limit.2p"), ("random", "call"), None),
+    "leduc-nolimit random/random, one logged": (load_game("leduc.nolimit.2p"), ("random", "random"), {"P0"}),
+    "small3p random x3, two logged": (SMALL_3P, ("random", "random", "random"), {"P0", "P2"}),
+}
+
+
+@pytest.mark.parametrize("case", list(UNBIASED_CASES))
+def test_no_bias_on_many_seeded_matches(case):
+    """Each kind of correction has mean zero, so AIVAT's mean is the raw mean, up to sampling error."""
+    game, kinds, logging = UNBIASED_CASES[case]
+    seats = [(f"P{i}", POLICIES[k]) for i, k in enumerate(kinds)]
+    results = [
+        evaluate_match(sim.match_log(), sim.decision_index())
+        for sim in (simulate_match(game, seats, 250, seed, logging=logging) for seed in range(24))
+    ]
+    corrections = np.concatenate([r.corrections for r in results])  # hands x kinds x seats
+    raw = np.concatenate([r.raw for r in results])
+    aivat = np.concatenate([r.aivat for r in results])
+    assert np.allclose(aivat.sum(axis=1), 0, atol=1e-9) and np.allclose(raw.sum(axis=1), 0, atol=1e-9)
+    for kind in (DEAL, BOARD, ACTION):
+        x = corrections[:, kind, 0]
+        z = x.mean() / (x.std(ddof=1) / np.sqrt(x.size))
+        assert abs(z) < 4, (kind, z)
+    difference = aivat[:, 0] - raw[:, 0]
+    assert abs(difference.mean()) < 4 * difference.std(ddof=1) / np.sqrt(difference.size)
+    # The corrections are not trivially zero, and they do reduce the spread here.
+    assert np.abs(corrections[:, ACTION, 0]).max() > 0
+    assert aivat[:, 0].std() < raw[:, 0].std()
