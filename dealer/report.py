@@ -1,0 +1,320 @@
+"""``dealer report``: did A beat B, by how much, and how sure are we?
+
+Reads match logs (ours or the reference dealer's) and any decision logs, and reports
+for every lineup (the players of a match, in one game) and every seat: raw chips,
+duplicate-paired values when mirrored matches are present, and AIVAT values, each
+with mbb/hand, spread, a 95% confidence interval and a one-tailed t test that the
+seat wins; and how much AIVAT and duplicate pairing cut the standard deviation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from dealer.aivat import KINDS, DecisionIndex, MatchAivat, evaluate_match, load_decision_logs
+from dealer.matchlog import EvaluationError, MatchLog, read_match_log
+from dealer.stats import Summary, duplicate_groups, duplicate_values, hands_needed, std_reduction, summarize
+from protocol.errors import ProtocolError
+from protocol.gamedef import GameDef, load_game
+
+EPILOG = """examples:
+  dealer report runs/today/*.log                       # decision logs from runs/today/decisions
+  dealer report m.log --decisions dlogs/ --json m.json --plot m.png
+  dealer report nolimit2p_s11.log --game holdem.nolimit.2p.reverse_blinds.game
+
+AIVAT corrects chance everywhere and the decisions of every seat that wrote a
+decision log; p(win) is a one-tailed t test that the seat's mean is above 0."""
+
+ESTIMATORS = ("raw", "duplicate", "aivat")
+
+
+class PlotError(EvaluationError):
+    """The plot cannot be drawn (matplotlib missing, or the file cannot be written)."""
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``dealer report``'s arguments to ``parser``."""
+    parser.description = __doc__.splitlines()[0] if __doc__ else None
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs (MATCH.log)")
+    parser.add_argument(
+        "--decisions", metavar="DIR", type=Path,
+        help="folder of decision logs (*.dlog); default: a 'decisions' folder next to the first log, if any",
+    )  # fmt: skip
+    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the summary as JSON")
+    parser.add_argument("--plot", metavar="FILE.png", type=Path, help="draw cumulative winnings (needs matplotlib)")
+    parser.add_argument(
+        "--game", metavar="GAME",
+        help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
+    )  # fmt: skip
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Run ``dealer report`` from parsed arguments; returns the exit code."""
+    decisions = args.decisions
+    if decisions is None and (args.logs[0].parent / "decisions").is_dir():
+        decisions = args.logs[0].parent / "decisions"
+    try:
+        game = load_game(args.game) if args.game else None
+        report_match(args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game)
+    except (EvaluationError, ProtocolError) as exc:
+        print(f"dealer report: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# --- building the report -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Lineup:
+    """The logs of one game played by one set of players."""
+
+    game: GameDef
+    label: str
+    seats: tuple[str, ...]
+    members: tuple[int, ...]
+
+
+def report_match(
+    log_paths: Sequence[Path],
+    decision_dir: Path | None,
+    *,
+    out: TextIO = sys.stdout,
+    json_path: Path | None = None,
+    plot_path: Path | None = None,
+    game: GameDef | None = None,
+) -> dict[str, Any]:
+    """Evaluate match logs, print the report to ``out``, and return it as a dict.
+
+    Args:
+        log_paths: match logs; mirrored ones (same game and seed) are paired.
+        decision_dir: folder whose ``*.dlog`` files (searched recursively) give the
+            decisions AIVAT corrects; None or a missing folder means none.
+        json_path: also write the returned dict there as JSON.
+        plot_path: also draw cumulative winnings there (needs matplotlib).
+        game: the game of every log, instead of the one each header names.
+
+    Raises:
+        EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
+            that cannot be drawn.
+    """
+    logs = [read_match_log(p, game) for p in log_paths]
+    files = sorted(decision_dir.rglob("*.dlog")) if decision_dir is not None and decision_dir.is_dir() else []
+    index = load_decision_logs(files)
+    results = []
+    for m in logs:
+        results.append(evaluate_match(m, index))
+    report = _build(logs, results, index)
+    _print(report, out)
+    if json_path is not None:
+        json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
+    if plot_path is not None:
+        _plot(logs, results, _lineups(logs), plot_path)
+    return report
+
+
+def _lineups(logs: Sequence[MatchLog]) -> list[_Lineup]:
+    found: dict[tuple, list[int]] = {}
+    for i, m in enumerate(logs):
+        found.setdefault((m.game, tuple(sorted(m.seats))), []).append(i)
+    return [
+        _Lineup(game, logs[members[0]].game_file, seats, tuple(members)) for (game, seats), members in found.items()
+    ]
+
+
+def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: DecisionIndex) -> dict[str, Any]:
+    groups = duplicate_groups(logs)
+    notes = [n for m in logs for n in m.notes]
+    lineups = []
+    for lineup in _lineups(logs):
+        bb = lineup.game.big_blind
+
+        def stacked(per_log: Sequence[np.ndarray]) -> np.ndarray:
+            return np.concatenate(per_log, axis=0)
+
+        raw = stacked([_columns(results[i].raw, logs[i].seats, lineup.seats) for i in lineup.members])
+        aivat = stacked([_columns(results[i].aivat, logs[i].seats, lineup.seats) for i in lineup.members])
+        mine = [g for g in groups if set(g.members) <= set(lineup.members)]
+        duplicate = None
+        if mine:
+            duplicate = stacked(
+                [duplicate_values(g, [results[i].raw for i in g.members], [logs[i].seats for i in g.members]) for g in mine]
+            )
+            notes += [
+                f"mirrored matches {', '.join(logs[i].name for i in g.members)} do not cover every seat order"
+                for g in mine
+                if not g.complete
+            ]
+        corrections = sum(
+            results[i].corrections.sum(axis=0)[:, [logs[i].seats.index(s) for s in lineup.seats]] for i in lineup.members
+        )
+        # A duplicate value averages `mirrors` hands: compare it per hand played.
+        mirrors = float(np.mean([len(g.members) for g in mine])) if mine else 1.0
+        seats: dict[str, Any] = {}
+        for s, seat in enumerate(lineup.seats):
+            summaries = {"raw": summarize(raw[:, s], bb), "aivat": summarize(aivat[:, s], bb)}
+            if duplicate is not None:
+                summaries["duplicate"] = summarize(duplicate[:, s], bb)
+            seats[seat] = {
+                name: {**sm.as_dict(), "hands_needed_95": hands_needed(sm.mean, sm.std) * (mirrors if name == "duplicate" else 1)}
+                for name, sm in summaries.items()
+            }
+            seats[seat]["decisions_corrected"] = sum(results[i].decisions.get(seat, 0) for i in lineup.members)
+            seats[seat]["aivat_corrections_total"] = {
+                kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)
+            }
+        first = seats[lineup.seats[0]]
+        reduction = {"aivat": std_reduction(first["raw"]["std"], first["aivat"]["std"])}
+        if duplicate is not None:
+            reduction["duplicate"] = std_reduction(first["raw"]["std"], first["duplicate"]["std"] * math.sqrt(mirrors))
+        lineups.append(
+            {
+                "game": lineup.label,
+                "big_blind": bb,
+                "seats": list(lineup.seats),
+                "logs": [str(logs[i].path) for i in lineup.members],
+                "duplicate_hands": int(duplicate.shape[0]) if duplicate is not None else 0,
+                "duplicate_mirrors": mirrors if duplicate is not None else 0,
+                "std_reduction": reduction,
+                "results": seats,
+            }
+        )
+    return {
+        "logs": [
+            {"path": str(m.path), "match": m.name, "game": m.game_file, "seed": m.seed, "hands": len(m.hands), "seats": list(m.seats)}
+            for m in logs
+        ],
+        "decision_logs": [str(p) for p in index.files],
+        "lineups": lineups,
+        "notes": notes,
+    }
+
+
+def _columns(values: np.ndarray, order: Sequence[str], seats: Sequence[str]) -> np.ndarray:
+    return values[:, [order.index(s) for s in seats]]
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: write them as null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+def _fmt(x: float, digits: int = 1) -> str:
+    return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
+
+
+def _print(report: dict[str, Any], out: TextIO) -> None:
+    hands = sum(m["hands"] for m in report["logs"])
+    print(f"Match report: {len(report['logs'])} log(s), {hands:,} hands", file=out)
+    for lineup in report["lineups"]:
+        print(file=out)
+        print(
+            f"{' vs '.join(lineup['seats'])} - {lineup['game']} (big blind {lineup['big_blind']}), "
+            f"{len(lineup['logs'])} log(s)",
+            file=out,
+        )
+        header = ["seat", "estimator", "hands", "chips", "mbb/hand", "95% CI (mbb/hand)", "std (mbb)", "s.e.", "p(win)", "hands for 95%"]
+        rows = []
+        for seat, results in lineup["results"].items():
+            for name in ESTIMATORS:
+                if name not in results:
+                    continue
+                r = results[name]
+                rows.append(
+                    [
+                        seat,
+                        name,
+                        f"{r['hands']:,}",
+                        _fmt(r["total"], 0) if name == "raw" else "",
+                        _fmt(r["mbb_per_hand"]),
+                        f"[{_fmt(r['mbb_ci_low'])}, {_fmt(r['mbb_ci_high'])}]",
+                        _fmt(r["mbb_std"], 0),
+                        _fmt(r["mbb_stderr"]),
+                        f"{r['p_value']:.3f}" if math.isfinite(r["p_value"]) else "-",
+                        _fmt(r["hands_needed_95"], 0) if math.isfinite(r["hands_needed_95"]) else "-",
+                    ]
+                )
+        widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            print("  " + "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))), file=out)
+        known = {seat: r["decisions_corrected"] for seat, r in lineup["results"].items() if r["decisions_corrected"]}
+        if known:
+            print("  AIVAT action corrections: " + ", ".join(f"{s} {n:,} decisions" for s, n in known.items()), file=out)
+        else:
+            print("  AIVAT action corrections: none (no decision logs); chance corrections only", file=out)
+        for name, cut in lineup["std_reduction"].items():
+            label = "AIVAT" if name == "aivat" else "duplicate pairing (per hand played)"
+            if math.isfinite(cut):
+                print(
+                    f"  {label} cut the standard deviation by {100 * cut:.1f}% (variance by {100 * (1 - (1 - cut) ** 2):.1f}%)",
+                    file=out,
+                )
+    for note in report["notes"]:
+        print(f"note: {note}", file=out)
+
+
+# --- plotting ---------------------------------------------------------------------------------
+
+
+def _plot(logs: Sequence[MatchLog], results: Sequence[MatchAivat], lineups: Sequence[_Lineup], path: Path) -> None:
+    """Cumulative winnings (big blinds) with a ±1 standard-error band, raw and AIVAT."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotError("--plot needs matplotlib: pip install 'acpc-agent[plot]'") from None
+    # Two-player results mirror each other: one panel per lineup is enough there.
+    panels = [(lu, seat) for lu in lineups for seat in (lu.seats[:1] if len(lu.seats) == 2 else lu.seats)]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.2 * len(panels)), squeeze=False)
+    for ax, (lu, seat) in zip(axes[:, 0], panels):
+        for name, label, color in (("raw", "raw chips", "tab:gray"), ("aivat", "AIVAT", "tab:blue")):
+            per_hand = np.concatenate(
+                [getattr(results[i], name)[:, list(logs[i].seats).index(seat)] for i in lu.members]
+            ) / lu.game.big_blind
+            series = cumulative_with_band(per_hand)
+            ax.plot(series[0], series[1], color=color, label=f"{label} ({_fmt(1000 * per_hand.mean())} mbb/hand)")
+            ax.fill_between(series[0], series[2], series[3], color=color, alpha=0.25, linewidth=0)
+        ax.axhline(0, color="black", linewidth=0.5)
+        ax.set_title(f"{seat} in {' vs '.join(lu.seats)} ({lu.label})")
+        ax.set_xlabel("hands")
+        ax.set_ylabel("cumulative big blinds")
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise PlotError(f"cannot write the plot to {path} ({exc.strerror or exc})") from None
+    finally:
+        plt.close(fig)
+
+
+def cumulative_with_band(per_hand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Hands 1..n, cumulative total, and the total ± one standard error (s·√k after k hands)."""
+    n = per_hand.size
+    hands = np.arange(1, n + 1)
+    total = np.cumsum(per_hand)
+    std = float(per_hand.std(ddof=1)) if n > 1 else 0.0
+    spread = std * np.sqrt(hands)
+    return hands, total, total - spread, total + spread

@@ -1,0 +1,112 @@
+"""``dealer report``: the table, the JSON summary, the CLI's errors, and the plot's data."""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import io
+import json
+
+import numpy as np
+import pytest
+
+from dealer.aivat import evaluate_match
+from dealer.bots import POLICIES
+from dealer.report import PlotError, add_report_arguments, cumulative_with_band, report_match, run_report
+from dealer.simulate import simulate_match
+from dealer.stats import summarize
+from protocol.gamedef import load_game
+from tests.reference import GAMES, LOGS
+
+
+def _cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="dealer report")
+    add_report_arguments(parser)
+    return run_report(parser.parse_args([str(a) for a in argv]))
+
+
+@pytest.fixture(scope="module")
+def mirrored(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run")
+    game = load_game("leduc.limit.2p")
+    alice, bob = ("Alice", POLICIES["random"]), ("Bob", POLICIES["call"])
+    sims = [
+        simulate_match(game, [alice, bob], 400, 9, name="match.1"),
+        simulate_match(game, [bob, alice], 400, 9, name="match.2", logging=["Bob"]),
+    ]
+    return folder, sims, [s.write(folder) for s in sims]
+
+
+def test_report_table_and_json(mirrored, tmp_path):
+    folder, sims, paths = mirrored
+    out = io.StringIO()
+    summary = report_match(paths, folder / "decisions", out=out, json_path=tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text()) == json.loads(json.dumps(summary))
+    (lineup,) = summary["lineups"]
+    assert lineup["seats"] == ["Alice", "Bob"] and lineup["duplicate_hands"] == 400
+    alice = lineup["results"]["Alice"]
+    raw = np.concatenate([s.match_log().seat_values("Alice") for s in sims])
+    assert alice["raw"] == pytest.approx({**summarize(raw, 1).as_dict(), "hands_needed_95": alice["raw"]["hands_needed_95"]})
+    aivat = np.concatenate(
+        [evaluate_match(s.match_log(), s.decision_index()).aivat[:, s.seats.index("Alice")] for s in sims]
+    )
+    assert alice["aivat"]["mean"] == pytest.approx(aivat.mean()) and alice["aivat"]["hands"] == 800
+    # Alice logged in match.1 only; Bob in both.
+    assert alice["decisions_corrected"] == sum(1 for seat, d in sims[0].decisions if seat == "Alice")
+    assert lineup["results"]["Bob"]["decisions_corrected"] == sum(1 for s in sims for seat, _ in s.decisions if seat == "Bob")
+    text = out.getvalue()
+    assert "Alice vs Bob" in text and "AIVAT cut the standard deviation by" in text
+    for estimator in ("raw", "duplicate", "aivat"):
+        assert f"Alice  {estimator}" in text
+    assert lineup["std_reduction"]["aivat"] == pytest.approx(1 - alice["aivat"]["std"] / alice["raw"]["std"])
+
+
+def test_cli_finds_decisions_next_to_the_logs(mirrored, capsys):
+    _, _, paths = mirrored
+    assert _cli(paths) == 0
+    assert "AIVAT action corrections: Alice" in capsys.readouterr().out
+
+
+def test_cli_on_reference_logs(capsys):
+    assert _cli([LOGS / "kuhn3p_s15.log", "--game", GAMES / "kuhn.limit.3p.game"]) == 0
+    text = capsys.readouterr().out
+    assert "Alice vs Bob vs Carol" in text and "chance corrections only" in text
+    assert "Carol  aivat" in text
+    # The header names leduc.game, which is not at hand: one sentence, exit code 1.
+    assert _cli([LOGS / "leducnl_s16.log"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dealer report: ") and "'leduc.game'" in err and len(err.splitlines()) == 1
+
+
+def test_cut_off_log_is_reported_with_a_note(tmp_path, capsys):
+    text = (LOGS / "leducnl_s16.log").read_text()
+    cut = tmp_path / "cut.log"
+    cut.write_text(text[: text.rindex("STATE:") + 20])
+    assert _cli([cut, "--game", GAMES / "leduc.nolimit.2p.game"]) == 0
+    out = capsys.readouterr().out
+    assert "999" in out and "note:" in out and "cut off" in out
+
+
+def test_plot_without_matplotlib_is_one_sentence(mirrored, monkeypatch, tmp_path, capsys):
+    _, _, paths = mirrored
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(PlotError, match="needs matplotlib"):
+        report_match(paths[:1], None, out=io.StringIO(), plot_path=tmp_path / "p.png")
+    assert _cli([paths[0], "--plot", tmp_path / "p.png"]) == 1
+    assert "needs matplotlib" in capsys.readouterr().err
+
+
+def test_cumulative_band_is_one_standard_error_of_the_total():
+    x = np.array([1.0, -2.0, 4.0, 0.0])
+    hands, total, low, high = cumulative_with_band(x)
+    assert hands.tolist() == [1, 2, 3, 4] and total.tolist() == [1, -1, 3, 3]
+    s = x.std(ddof=1)
+    assert high - total == pytest.approx(s * np.sqrt([1, 2, 3, 4]))
+    assert total - low == pytest.approx(high - total)
