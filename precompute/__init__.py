@@ -1,0 +1,1 @@
+"""Offline builds: evaluator-backed equity features, hand isomorphism, card abstraction."""
