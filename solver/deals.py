@@ -194,8 +194,9 @@ def sample_deals(state: np.ndarray, n_deck: int, n_cards: int, count: int) -> np
     ``state`` is a uint64 array of one element, advanced in place.
     """
     out = np.empty((count, n_cards), np.int64)
-    perm = np.arange(n_deck)
+    perm = np.empty(n_deck, np.int64)
     for i in range(count):
+        perm[:] = np.arange(n_deck)  # each deal from a fresh deck: batching cannot matter
         for j in range(n_cards):
             pick = j + np.int64(next_random(state) % np.uint64(n_deck - j))
             perm[j], perm[pick] = perm[pick], perm[j]

@@ -22,7 +22,7 @@ from numba import njit
 from protocol.gamedef import GameDef
 from solver.abstraction import ActionAbstraction
 from solver.deals import CardSpace, card_space
-from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, BettingTree, Layout, build_tree, layout, pot_shares
+from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, BettingTree, Layout, build_tree, layout, showdown_table
 
 UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
 
@@ -103,15 +103,9 @@ def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
     tree, space = tg.tree, tg.space
     if tree.game.num_players != 2:
         raise ValueError(f"range-vector kernels need a two-player game, not {tree.game.num_players} players")
-    showdown = np.zeros((tree.n_nodes, 3, 2))
     deal_factor = np.ones(tree.n_nodes)
-    outcomes = (np.array([1, 0]), np.array([0, 0]), np.array([0, 1]))  # ranks making p0 win, tie, lose
-    for node in range(tree.n_nodes):
-        if tree.kind[node] == SHOWDOWN:
-            for o, ranks in enumerate(outcomes):
-                showdown[node, o] = pot_shares(tree.spent[node], tree.folded[node], ranks)
-        elif tree.kind[node] == CHANCE:
-            deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
+    for node in np.flatnonzero(tree.kind == CHANCE):
+        deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
     arrays = TreeArrays(
         kind=tree.kind,
         player=tree.player,
@@ -122,7 +116,7 @@ def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
         children=tree.children,
         offset=tg.layout.offset,
         fold_value=tree.fold_value,
-        showdown_value=showdown,
+        showdown_value=showdown_table(tree),
         deal_factor=deal_factor,
     )
     compat = np.concatenate([c.ravel() for c in space.compat])

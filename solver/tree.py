@@ -255,3 +255,16 @@ def pot_shares(spent: np.ndarray, folded: np.ndarray, ranks: np.ndarray) -> np.n
                 values[q] += size * contributors / winners
             if left[q] > 0:
                 left[q] -= size
+
+
+def showdown_table(tree: BettingTree) -> np.ndarray:
+    """(nodes, 3, 2) chips won at two-player showdowns when player 0 wins, ties, loses.
+
+    All zeros unless the game has two players (then :func:`pot_shares` is needed).
+    """
+    table = np.zeros((tree.n_nodes, 3, 2))
+    if tree.game.num_players == 2:
+        for node in np.flatnonzero(tree.kind == SHOWDOWN):
+            for outcome, ranks in enumerate(([1, 0], [0, 0], [0, 1])):
+                table[node, outcome] = pot_shares(tree.spent[node], tree.folded[node], np.array(ranks, np.int64))
+    return table
