@@ -1,0 +1,170 @@
+"""The ``solver`` command: solve small games, print exploitability, save strategies."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from protocol.cards import deck
+from protocol.errors import ProtocolError
+from protocol.gamedef import load_game
+from solver.abstraction import ActionAbstraction, AbstractionError, parse_abstraction
+from solver.artifacts import ArtifactError
+from solver.bestresponse import Exploitability, exploitability
+from solver.cfr import PRESETS, CFRSolver
+from solver.deals import CardSpaceError
+from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
+from solver.ranges import TabularGame, tabular_game
+from solver.strategies import load_strategy, save_strategy
+from solver.tree import Layout, TreeError
+
+ALGORITHMS = (*PRESETS, "mccfr")
+DEFAULT_ABSTRACTION = "0.5,1;allin"
+
+EPILOG = """examples:
+  solver solve --game leduc.limit.2p --algo dcfr --iterations 2000
+  solver solve --game kuhn.limit.3p --algo mccfr --iterations 1000000 --seed 7
+  solver solve --game leduc.nolimit.2p --abstraction '0.5,1/1;allin' --algo cfr+ --iterations 500
+  solver solve --game leduc.limit.2p --algo mccfr --iterations 2000000 --checkpoint run.ckpt
+  solver eval artifacts/solver/leduc.limit.2p-dcfr-2000.strategy --game leduc.limit.2p
+"""
+
+
+class UsageError(Exception):
+    """A command-line request that cannot be carried out (one sentence)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="solver",
+        description="Solve small poker games with the CFR family or MCCFR and measure exploitability.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    solve = sub.add_parser(
+        "solve", help="run a solver, print the exploitability curve, save the strategy",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
+    solve.add_argument("--algo", choices=ALGORITHMS, default="dcfr", help="cfr, cfr+, linear, dcfr (full width, 2 players) or mccfr")
+    solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
+    solve.add_argument(
+        "--abstraction", default=None,
+        help=f"no-limit bet sizes as pot fractions, e.g. '0.5,1/1;allin;cap=3' (default {DEFAULT_ABSTRACTION!r})",
+    )
+    solve.add_argument("--evaluations", type=int, default=10, help="points on the exploitability curve (default 10)")
+    solve.add_argument("--seed", type=int, default=0, help="random seed of mccfr (default 0)")
+    solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
+    solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
+    solve.add_argument("--out", type=Path, default=None, help="strategy file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy)")
+    evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
+    evaluate.add_argument("--game", required=True, help="the game it was solved for")
+    return parser
+
+
+def _checkpoints(total: int, count: int) -> list[int]:
+    """Roughly log-spaced iteration counts ending at ``total``."""
+    points = np.unique(np.geomspace(1, total, num=max(count, 1)).round().astype(int)) if total > 0 else []
+    return [int(p) for p in points if p > 0] or [total]
+
+
+def _row(iterations: int, seconds: float, result: Exploitability) -> str:
+    return f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} {result.exploitability_mbb:>12.2f}"
+
+
+HEADER = (
+    "chips: nash_conv = sum of best-response gains, exploitability = nash_conv / players;\n"
+    "mbb/hand = exploitability in milli-big-blinds per hand\n"
+    f"{'iterations':>12} {'seconds':>9} {'nash_conv':>14} {'exploitability':>14} {'mbb/hand':>12}"
+)
+
+
+def _abstraction(args: argparse.Namespace, nolimit: bool) -> ActionAbstraction | None:
+    if not nolimit:
+        if args.abstraction:
+            raise UsageError("--abstraction applies to no-limit games only")
+        return None
+    return parse_abstraction(args.abstraction or DEFAULT_ABSTRACTION)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    if args.iterations < 1:
+        raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
+    game = load_game(args.game)
+    if args.algo != "mccfr" and game.num_players != 2:
+        raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
+    if args.checkpoint and args.algo != "mccfr":
+        raise UsageError("--checkpoint applies to --algo mccfr only")
+    tg = tabular_game(game, _abstraction(args, game.is_nolimit))
+    print(f"{args.game}: {tg.tree.n_nodes:,} betting nodes, {tg.layout.size:,} strategy entries, algorithm {args.algo}")
+    print(HEADER)
+    started = time.perf_counter()
+    if args.algo == "mccfr":
+        strategy, lay, iterations = _run_mccfr(args, tg, started)
+    else:
+        solver = CFRSolver(tg, PRESETS[args.algo])
+        for point in _checkpoints(args.iterations, args.evaluations):
+            solver.run(point - solver.iterations)
+            strategy = solver.average_strategy()
+            print(_row(point, time.perf_counter() - started, exploitability(tg, strategy)), flush=True)
+        lay, iterations = tg.layout, solver.iterations
+    name = Path(args.game).name.removesuffix(".game")
+    out = args.out or Path("artifacts") / "solver" / f"{name}-{args.algo}-{args.iterations}.strategy"
+    save_strategy(out, tg.tree, lay, strategy, algorithm=args.algo, iterations=iterations, seed=args.seed)
+    print(f"saved the strategy to {out}")
+    return 0
+
+
+def _run_mccfr(args: argparse.Namespace, tg: TabularGame, started: float) -> tuple[np.ndarray, Layout, int]:
+    # Exploitability needs the average strategy on every round, so keep it on all.
+    schedule = pluribus_schedule(args.iterations, average_rounds=tg.game.num_rounds) if args.schedule == "pluribus" else PLAIN
+    solver = MCCFRSolver(tg.tree, deck(tg.game), identity_abstraction(tg.space), schedule, seed=args.seed)
+    if args.checkpoint and args.checkpoint.exists():
+        solver.resume(args.checkpoint)
+        print(f"resumed {args.checkpoint} at iteration {solver.iterations:,}")
+    for point in _checkpoints(args.iterations, args.evaluations):
+        if point <= solver.iterations:
+            continue
+        solver.run(point - solver.iterations)
+        if args.checkpoint:
+            solver.save(args.checkpoint)
+        print(_row(point, time.perf_counter() - started, exploitability(tg, solver.strategy())), flush=True)
+    return solver.strategy(), solver.layout, solver.iterations
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    saved = load_strategy(args.strategy, game)
+    tg = tabular_game(game, saved.tree.abstraction)
+    if saved.params.get("card_abstraction") != "identity":
+        raise UsageError(f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; only tabular strategies can be evaluated here")
+    result = exploitability(tg, saved.strategy)
+    print(HEADER)
+    print(_row(int(saved.params.get("iterations", 0)), 0.0, result))
+    for p, (value, gain) in enumerate(zip(result.values, result.gains)):
+        print(f"player {p + 1}: value {value:+.6f} chips, best-response gain {gain:.6f} chips")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``solver`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return _solve(args) if args.command == "solve" else _evaluate(args)
+    except (UsageError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError, ValueError) as exc:
+        print(f"solver: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("solver: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
