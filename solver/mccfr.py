@@ -22,6 +22,7 @@ a run is reproducible from its seed and a resumed run continues exactly.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from math import comb
@@ -41,12 +42,13 @@ CHECKPOINT_KIND = "mccfr-checkpoint"
 
 
 class MCCFRConfig(NamedTuple):
-    """The Pluribus schedule's knobs; :data:`PLAIN` turns all of them off."""
+    """The Pluribus schedule's knobs (regret thresholds in big blinds); :data:`PLAIN`
+    turns all of them off."""
 
     prune_after: int = 0
     prune_probability: float = 0.0
     prune_threshold_bb: float = -300.0
-    regret_floor_bb: float = -310.0
+    regret_floor_bb: float = -math.inf
     discount_every: int = 0
     discount_until: int = 0
     average_rounds: int = 4
@@ -59,12 +61,15 @@ def pluribus_schedule(iterations: int, *, average_rounds: int = 1) -> MCCFRConfi
     """Pluribus's schedule scaled to a run of ``iterations``.
 
     Pluribus trained 8 days (11,520 minutes), discounted every 10 minutes for the
-    first 400 and started pruning (95% of traversals) after 200 minutes.
+    first 400 and started pruning (95% of traversals) after 200 minutes; its
+    threshold and floor, -300M and -310M in its regret units, are kept as -300 and
+    -310 big blinds here.
     """
     every = max(1, round(iterations * 10 / 11520))
     return MCCFRConfig(
         prune_after=round(iterations * 200 / 11520),
         prune_probability=0.95,
+        regret_floor_bb=-310.0,
         discount_every=every,
         discount_until=40 * every,
         average_rounds=average_rounds,

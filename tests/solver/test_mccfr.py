@@ -85,7 +85,7 @@ def _cells(solver, node, action):
 
 
 def test_pruning_skips_hopeless_actions_except_on_the_last_round_and_at_hand_ends():
-    solver = _solver(LEDUC, MCCFRConfig(prune_after=0, prune_probability=1.0))
+    solver = _solver(LEDUC, MCCFRConfig(prune_after=0, prune_probability=1.0, regret_floor_bb=-310.0))
     tree = LEDUC.tree
     history = {tree.states[n].actions: n for n in np.flatnonzero(tree.kind == DECISION)}
     root, check_raise = history[((),)], history[((CALL, LIMIT_RAISE),)]
