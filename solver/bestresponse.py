@@ -19,7 +19,13 @@ from typing import NamedTuple
 import numpy as np
 
 from protocol.rules import Action, State, with_cards
-from solver.ranges import BEST_RESPONSE, EVALUATE, TabularGame, kernel_arrays, root_values
+from solver.ranges import (
+    BEST_RESPONSE,
+    EVALUATE,
+    TabularGame,
+    kernel_arrays,
+    root_values,
+)
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, Layout
 
 #: Deal enumeration refuses games with more deals than this.
@@ -175,7 +181,7 @@ def _deal_values(
         return reach_o * tree.fold_value[node, trav]
     if kind == CHANCE:
         return _deal_values(game, deals, int(tree.children[tree.child_start[node]]), trav, reach_o, s, best)
-    if kind != DECISION:
+    if kind == SHOWDOWN:
         return reach_o * deals.showdown[node][:, trav]
     p, r = tree.player[node], tree.round[node]
     n_a = int(tree.child_count[node])

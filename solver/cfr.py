@@ -19,7 +19,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.ranges import UPDATE, CardArrays, TabularGame, TreeArrays, discounts, kernel_arrays, normalized, root_values
+from solver.ranges import (
+    UPDATE,
+    CardArrays,
+    TabularGame,
+    TreeArrays,
+    discounts,
+    kernel_arrays,
+    normalized,
+    root_values,
+)
 
 
 class CFRConfig(NamedTuple):

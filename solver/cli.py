@@ -13,7 +13,7 @@ import numpy as np
 from protocol.cards import deck
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
-from solver.abstraction import ActionAbstraction, AbstractionError, parse_abstraction
+from solver.abstraction import AbstractionError, ActionAbstraction, parse_abstraction
 from solver.artifacts import ArtifactError
 from solver.bestresponse import Exploitability, exploitability
 from solver.cfr import PRESETS, CFRSolver

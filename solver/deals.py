@@ -149,7 +149,7 @@ def _compat(boards: np.ndarray, hands: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _final_ranks_kernel(boards: np.ndarray, hands: np.ndarray, compat: np.ndarray) -> np.ndarray:
+def _final_ranks(boards: np.ndarray, hands: np.ndarray, compat: np.ndarray) -> np.ndarray:
     """(n_boards, n_hands) int64 showdown ranks, -1 where hand and board share a card."""
     n_b, n_h = compat.shape
     k, m = hands.shape[1], boards.shape[1]
@@ -162,10 +162,6 @@ def _final_ranks_kernel(boards: np.ndarray, hands: np.ndarray, compat: np.ndarra
                 cards[:k] = hands[h]
                 out[b, h] = rank_cards(cards, k + m)
     return out
-
-
-def _final_ranks(boards: np.ndarray, hands: np.ndarray, compat: np.ndarray) -> np.ndarray:
-    return _final_ranks_kernel(boards, hands, compat)
 
 
 # --- sampled deals (MCCFR) ---------------------------------------------------------

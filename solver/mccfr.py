@@ -36,7 +36,16 @@ from protocol.handrank import rank_cards
 from solver.artifacts import ArtifactError, load_artifact, save_artifact
 from solver.deals import CardSpace, deal_indices, random_unit, sample_deals
 from solver.ranges import normalized
-from solver.tree import CHANCE, FOLD_END, SHOWDOWN, BettingTree, Layout, layout, pot_shares, showdown_table
+from solver.tree import (
+    CHANCE,
+    FOLD_END,
+    SHOWDOWN,
+    BettingTree,
+    Layout,
+    layout,
+    pot_shares,
+    showdown_table,
+)
 
 CHECKPOINT_KIND = "mccfr-checkpoint"
 

@@ -22,7 +22,17 @@ from numba import njit
 from protocol.gamedef import GameDef
 from solver.abstraction import ActionAbstraction
 from solver.deals import CardSpace, card_space
-from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, BettingTree, Layout, build_tree, layout, showdown_table
+from solver.tree import (
+    CHANCE,
+    DECISION,
+    FOLD_END,
+    SHOWDOWN,
+    BettingTree,
+    Layout,
+    build_tree,
+    layout,
+    showdown_table,
+)
 
 UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
 

@@ -21,7 +21,16 @@ import numpy as np
 from numba import njit
 
 from protocol.gamedef import GameDef
-from protocol.rules import CALL, FOLD, LIMIT_RAISE, Action, ActionType, State, initial_state, raise_to
+from protocol.rules import (
+    CALL,
+    FOLD,
+    LIMIT_RAISE,
+    Action,
+    ActionType,
+    State,
+    initial_state,
+    raise_to,
+)
 from solver.abstraction import ActionAbstraction
 
 DECISION, CHANCE, FOLD_END, SHOWDOWN = 0, 1, 2, 3

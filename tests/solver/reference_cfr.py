@@ -13,7 +13,15 @@ from itertools import combinations, permutations
 
 from protocol.cards import deck
 from protocol.gamedef import GameDef
-from protocol.rules import CALL, FOLD, LIMIT_RAISE, ActionType, State, initial_state, with_cards
+from protocol.rules import (
+    CALL,
+    FOLD,
+    LIMIT_RAISE,
+    ActionType,
+    State,
+    initial_state,
+    with_cards,
+)
 
 _ACTIONS = {ActionType.FOLD: FOLD, ActionType.CALL: CALL, ActionType.RAISE: LIMIT_RAISE}
 

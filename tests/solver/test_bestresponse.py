@@ -7,7 +7,13 @@ import pytest
 
 from protocol.gamedef import load_game
 from protocol.rules import ActionType
-from solver.bestresponse import check_strategy, deal_exploitability, expand_buckets, exploitability, tabulate_policy
+from solver.bestresponse import (
+    check_strategy,
+    deal_exploitability,
+    expand_buckets,
+    exploitability,
+    tabulate_policy,
+)
 from solver.cfr import DCFR, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION, layout

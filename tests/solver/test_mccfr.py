@@ -3,6 +3,8 @@ schedule's pieces, bucketed play, and exact resumption."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -11,9 +13,16 @@ from protocol.gamedef import load_game
 from protocol.rules import CALL, LIMIT_RAISE
 from solver.bestresponse import expand_buckets, exploitability
 from solver.deals import deal_indices, sample_deals
-from solver.mccfr import PLAIN, MCCFRConfig, MCCFRSolver, identity_abstraction, pluribus_schedule, table_abstraction
+from solver.mccfr import (
+    PLAIN,
+    MCCFRConfig,
+    MCCFRSolver,
+    identity_abstraction,
+    pluribus_schedule,
+    table_abstraction,
+)
 from solver.ranges import tabular_game
-from solver.tree import DECISION, FOLD_END, SHOWDOWN
+from solver.tree import DECISION, FOLD_END
 from tests.solver.games import TINY_HOLDEM
 
 LEDUC = tabular_game(load_game("leduc.limit.2p"))
@@ -45,7 +54,7 @@ def test_three_player_kuhn_nash_conv_decreases():
     for iterations in (2_000, 20_000, 200_000):
         solver.run(iterations)
         curve.append(exploitability(KUHN3, solver.strategy()).nash_conv)
-    assert all(later < earlier for earlier, later in zip(curve, curve[1:])), curve
+    assert all(later < earlier for earlier, later in pairwise(curve)), curve
     assert curve[-1] < curve[0] / 10, curve
 
 
