@@ -120,7 +120,7 @@ def _multiset_unrank(rank: int, g: int, m: int, out: np.ndarray, start: int) -> 
 # ---------------------------------------------------------------- kernels
 
 #: Scratch space a kernel call needs: int64 array of this length (see ``work`` args).
-WORK_SIZE = 2 * NUM_SUITS
+WORK_SIZE = 2 * NUM_SUITS + 7
 
 
 @njit(cache=True, inline="always")
@@ -131,7 +131,15 @@ def index_hand(t: IndexerTables, cards: np.ndarray, work: np.ndarray) -> int:
     a caller looping over many hands allocates it once.  Returns -1 if the cards do
     not fit the round structure (never for valid input).
     """
-    # work[0:4] holds each suit's sort key, then its suit index; work[4:8] its shape code.
+    # work[0:4] holds each suit's sort key, then its suit index; work[4:8] its shape
+    # code; work[8 + r] round r's cards as 16 bits per suit.
+    pos = 0
+    for r in range(len(t.rounds)):
+        packed = 0
+        for _ in range(t.rounds[r]):
+            packed |= 1 << ((cards[pos] & 3) * 16 + (cards[pos] >> 2))
+            pos += 1
+        work[2 * NUM_SUITS + r] = packed
     for s in range(NUM_SUITS):
         used = 0
         n_used = 0
@@ -139,13 +147,8 @@ def index_hand(t: IndexerTables, cards: np.ndarray, work: np.ndarray) -> int:
         radix_code = 1
         index = 0
         radix = 1
-        pos = 0
         for r in range(len(t.rounds)):
-            m = 0
-            for _ in range(t.rounds[r]):
-                if cards[pos] & 3 == s:
-                    m |= 1 << (cards[pos] >> 2)
-                pos += 1
+            m = (work[2 * NUM_SUITS + r] >> (16 * s)) & 0x1FFF
             # Colex rank of m's ranks, counted among the ranks this suit has not used yet.
             rank = 0
             k = 0

@@ -327,9 +327,9 @@ def build_tables() -> EvalTables:
     raise EvalTableError("no perfect hash found for the rank multisets")
 
 
-def cache_dir() -> Path:
-    """Where built tables are cached: ``$ACPC_CACHE_DIR`` or ``~/.cache/acpc-agent``."""
-    return Path(os.environ.get("ACPC_CACHE_DIR") or Path.home() / ".cache" / "acpc-agent")
+def cache_path() -> Path:
+    """The tables' cache file, in ``$ACPC_CACHE_DIR`` (default ``~/.cache/acpc-agent``)."""
+    return Path(os.environ.get("ACPC_CACHE_DIR") or Path.home() / ".cache" / "acpc-agent") / _CACHE_NAME
 
 
 def _checksum(tables: EvalTables) -> str:
@@ -365,7 +365,7 @@ _loaded: dict[Path, EvalTables] = {}
 
 def eval_tables() -> EvalTables:
     """The tables: from memory, else from the disk cache, else built and cached."""
-    path = cache_dir() / _CACHE_NAME
+    path = cache_path()
     tables = _loaded.get(path)
     if tables is None:
         tables = _load_cached(path)

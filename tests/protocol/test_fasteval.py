@@ -153,7 +153,8 @@ def test_bad_input_is_refused():
 def test_tables_cached_and_rebuilt_when_missing_or_corrupt(tmp_path, monkeypatch):
     monkeypatch.setenv("ACPC_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(fasteval, "_loaded", {})
-    path = tmp_path / fasteval._CACHE_NAME
+    path = fasteval.cache_path()
+    assert path.parent == tmp_path
     built = eval_tables()
     assert path.exists()
     first = path.read_bytes()

@@ -1,0 +1,165 @@
+"""The ``precompute`` command: evaluator tables, equities, canonical indices, card abstractions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from precompute.abstraction import PRESETS, AbstractionConfig, AbstractionError, build_abstraction
+from protocol.errors import ProtocolError
+from protocol.gamedef import load_game
+
+EPILOG = """examples:
+  precompute tables                          # build the evaluator tables into the cache
+  precompute equity AsAd                     # preflop, sampled
+  precompute equity AsAd Kh7c2d              # exact from the flop on
+  precompute index --rounds 2,3 AsAdKh7c2d   # canonical flop index, and back
+  precompute abstraction --game holdem.nolimit.2p --buckets 169,200,200,200 --out abs/full
+  precompute abstraction --game holdem.nolimit.2p --preset small --out abs/small
+
+Tables are cached in $ACPC_CACHE_DIR (default ~/.cache/acpc-agent).  An interrupted
+abstraction build resumes from OUT/checkpoints when run again with the same options."""
+
+
+def _buckets(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated bucket counts, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="precompute",
+        description="Offline builds for the agent: hand-rank tables, equities, card abstractions.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("tables", help="build (or check) the cached hand-evaluator tables")
+    p.add_argument("--rebuild", action="store_true", help="rebuild even if the cache is valid")
+    p.set_defaults(func=_tables)
+
+    p = sub.add_parser(
+        "equity",
+        help="all-in equity of a hand against a random hand",
+        epilog="example:\n  precompute equity AsAd Kh7c2d",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("hole", help="two hole cards, e.g. AsAd")
+    p.add_argument("board", nargs="?", default="", help="0, 3, 4 or 5 board cards, e.g. Kh7c2d")
+    p.add_argument("--samples", type=int, default=20_000, help="random boards preflop (default 20000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_equity)
+
+    p = sub.add_parser(
+        "index",
+        help="canonical (suit-isomorphic) index of a hand, and its canonical form",
+        epilog="example:\n  precompute index --rounds 2,3,1 AsAdKh7c2d9s",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("cards", help="the cards round by round, e.g. AsAdKh7c2d")
+    p.add_argument("--rounds", type=_buckets, default=None, help="cards per round (default: 2 then the board)")
+    p.set_defaults(func=_index)
+
+    p = sub.add_parser(
+        "abstraction",
+        help="build a card abstraction (bucket maps per round)",
+        description="k-means buckets: EMD on equity histograms preflop, flop and turn; L2 on OCHS on the river.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", required=True, help="a .game file or bundled name (hold'em only)")
+    p.add_argument("--out", type=Path, required=True, help="output folder (holds checkpoints while building)")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="full", help="starting configuration (default full)")
+    p.add_argument("--buckets", type=_buckets, help="per round, e.g. 169,200,200,200")
+    p.add_argument("--seed", type=int, help="random seed (default 0)")
+    p.add_argument("--bins", type=int, help="equity histogram bins (default 50)")
+    p.add_argument("--ochs-clusters", type=int, help="opponent clusters for the river (default 8)")
+    p.add_argument("--preflop-boards", type=int, help="random boards for the preflop histograms")
+    p.add_argument("--train-points", type=int, help="k-means training hands per round")
+    p.add_argument("--flop-runouts", type=int, help="run-outs per flop board (0 = all)")
+    p.add_argument("--turn-runouts", type=int, help="run-outs per turn board (0 = all)")
+    p.add_argument("--max-iter", type=int, help="k-means iterations")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_abstraction)
+    return parser
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from protocol import fasteval
+
+    path = fasteval.cache_path()
+    if args.rebuild:
+        path.unlink(missing_ok=True)
+    start = time.monotonic()
+    fasteval.eval_tables()
+    print(f"evaluator tables ready in {path} ({time.monotonic() - start:.2f}s)")
+    return 0
+
+
+def _equity(args: argparse.Namespace) -> int:
+    from precompute.equity import equity_vs_random
+    from protocol.cards import parse_cards
+
+    equity = equity_vs_random(parse_cards(args.hole), parse_cards(args.board), samples=args.samples, seed=args.seed)
+    how = "sampled" if not args.board else "exact"
+    print(f"{equity:.6f} ({how}, against a uniformly random hand)")
+    return 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from precompute.isomorphism import HandIndexer
+    from protocol.cards import cards_str, parse_cards
+
+    cards = parse_cards(args.cards)
+    rounds = args.rounds or ((2, len(cards) - 2) if len(cards) > 2 else (2,))
+    indexer = HandIndexer(rounds)
+    index = indexer.index(cards)
+    print(f"{index} of {indexer.size} (rounds {','.join(map(str, rounds))}); canonical {cards_str(indexer.unindex(index))}")
+    return 0
+
+
+def _abstraction(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    overrides = {
+        key: value
+        for key, value in {
+            "buckets": args.buckets,
+            "seed": args.seed,
+            "bins": args.bins,
+            "ochs_clusters": args.ochs_clusters,
+            "preflop_boards": args.preflop_boards,
+            "train_points": args.train_points,
+            "flop_runouts": args.flop_runouts,
+            "turn_runouts": args.turn_runouts,
+            "max_iter": args.max_iter,
+        }.items()
+        if value is not None
+    }
+    config: AbstractionConfig = replace(PRESETS[args.preset], **overrides)
+    start = time.monotonic()
+    paths = build_abstraction(game, args.out, config, show_progress=not args.quiet)
+    if all(p.exists() for p in paths):
+        print(f"abstraction written to {args.out} in {time.monotonic() - start:.0f}s")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (AbstractionError, ProtocolError, ValueError) as exc:
+        print(f"precompute {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"precompute {args.command}: interrupted (an abstraction build resumes when run again)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
