@@ -11,15 +11,19 @@ cancels most of the luck.  Corrections are made at
 
 * the deal (``deal``): hole cards, and the first round's board cards if any.  The
   estimator conditions on every player's hole cards: ṽ is a function of the full
-  history, and this node removes the luck of the deal itself.  We do not average
-  over the hands a known player could hold on the observed line (the paper's
-  "imaginary observations"); that needs the player's strategy at every hand, which a
-  decision log does not carry.
+  history, and this node removes the luck of the deal itself;
 * every board deal (``board``), including all-in run-outs;
-* every decision of a seat that wrote a decision log (``action``); decisions of
-  other seats get none.  The dealer's lenient treatment of a reply (a raise clamped
-  into range, an invalid action turned into a call) is applied to σ, so σ is the
-  distribution of the action the dealer actually played.
+* every decision of a seat whose σ is known (``action``): from its decision log, or
+  from its whole strategy when that is given; decisions of other seats get none.
+  The dealer's lenient treatment of a reply (a raise clamped into range, an invalid
+  action turned into a call) is applied to σ, so σ is the distribution of the
+  action the dealer actually played.
+
+Imaginary observations (``imaginary``): when a seat's whole strategy is known (what
+it would do holding any cards, e.g. a baseline bot), the corrected value is averaged
+over every private hand it could have held on the observed line, weighted by its
+own probability of that line.  A decision log alone cannot give this, since it
+records σ for the cards actually held; so with decision logs only, this kind is 0.
 
 The default value function, :class:`CheckDownValue`, needs no training, so it can
 never be fitted to the data it evaluates; any other :class:`ValueFunction` (a
@@ -30,26 +34,28 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from dealer.bots import Policy
 from dealer.decisions import Decision, read_decision_log
 from dealer.matchlog import EvaluationError, MatchLog
 from protocol.cards import deck
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef
 from protocol.handrank import rank_cards
-from protocol.rules import Action, ActionType, State, initial_state, raise_to
+from protocol.rules import Action, ActionType, State, initial_state, raise_to, with_cards
 from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 
 #: Correction kinds, the middle axis of :attr:`MatchAivat.corrections`.
-KINDS = ("deal", "board", "action")
-DEAL, BOARD, ACTION = range(3)
+KINDS = ("deal", "board", "action", "imaginary")
+DEAL, BOARD, ACTION, IMAGINARY = range(4)
 #: The outcome patterns of a showdown are counted in ``N**N`` bins.
 MAX_PLAYERS = 6
 _PROBABILITY_TOLERANCE = 1e-6
@@ -368,10 +374,101 @@ def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
 
 
 @dataclass(frozen=True, slots=True)
+class Played:
+    """σ at a node over the actions the dealer plays: point masses and an optional
+    uniform raise range ``(mass, low, high)`` inside the legal range."""
+
+    discrete: dict[Action, float]
+    uniform: tuple[float, int, int] | None
+
+    def probability(self, action: Action) -> float:
+        p = self.discrete.get(action, 0.0)
+        if self.uniform is not None and action.kind == ActionType.RAISE and self.uniform[1] <= action.size <= self.uniform[2]:
+            p += self.uniform[0] / (self.uniform[2] - self.uniform[1] + 1)
+        return p
+
+
+#: Where σ comes from at a seat's decisions: ``sigma(state, action the log shows)``,
+#: None where it is not known.
+Sigma = Callable[[State, Action], "Played | None"]
+
+
+def played(state: State, probs: Iterable[tuple[Action, float]], uniform_raise: tuple[float, int, int] | None) -> Played:
+    """σ pushed through the dealer's fixing of replies (clamped raises, invalid actions called)."""
+    discrete: dict[Action, float] = {}
+
+    def add(action: Action, p: float) -> None:
+        fixed = state.fix_action(action)[0]
+        discrete[fixed] = discrete.get(fixed, 0.0) + p
+
+    for action, p in probs:
+        if p > 0:
+            add(action, p)
+    if uniform_raise is None or uniform_raise[0] <= 0:
+        return Played(discrete, None)
+    mass, low, high = uniform_raise
+    bounds = state.raise_bounds()
+    if bounds is None or not state.game.is_nolimit:
+        add(raise_to(low) if state.game.is_nolimit else Action(ActionType.RAISE), mass)
+        return Played(discrete, None)
+    width = high - low + 1
+    # Sizes outside the legal range are clamped to its ends, as the dealer does.
+    below = max(0, min(high, bounds[0] - 1) - low + 1)
+    above = max(0, high - max(low, bounds[1] + 1) + 1)
+    if below:
+        add(raise_to(bounds[0]), mass * below / width)
+    if above:
+        add(raise_to(bounds[1]), mass * above / width)
+    inner = (max(low, bounds[0]), min(high, bounds[1]))
+    if inner[0] > inner[1]:
+        return Played(discrete, None)
+    return Played(discrete, (mass * (inner[1] - inner[0] + 1) / width, inner[0], inner[1]))
+
+
+class LoggedSigma:
+    """σ from one position's decision log for one hand, checked against the match log."""
+
+    def __init__(self, decisions: Sequence[Decision]) -> None:
+        self._pending = list(decisions)
+
+    @property
+    def left(self) -> int:
+        return len(self._pending)
+
+    def __call__(self, state: State, taken: Action) -> Played | None:
+        if not self._pending:
+            return None
+        decision = self._pending.pop(0)
+        position = state.current_player
+        seen = format_matchstate(view_for(state, position))  # type: ignore[arg-type]
+        where = f"hand {state.hand_number}, position {position}"
+        if decision.state != seen:
+            raise AivatError(f"{where}: the decision log acted on {decision.state!r} but the match log gives {seen!r}")
+        try:
+            sent = state.fix_action(parse_action(decision.taken, state.game))[0]
+            sigma = played(state, ((parse_action(a, state.game), p) for a, p in decision.probs), decision.uniform_raise)
+        except ProtocolError as exc:
+            raise AivatError(f"{where}: unreadable decision ({exc})") from None
+        if sent != taken:
+            raise AivatError(f"{where}: the decision log sent {decision.taken!r} but the match log shows {taken}")
+        return sigma
+
+
+def policy_sigma(policy: Policy) -> Sigma:
+    """σ from a known strategy (a :data:`dealer.bots.Policy`), at any cards."""
+
+    def sigma(state: State, taken: Action) -> Played:
+        dist = policy(state)
+        return played(state, dist.probs, dist.uniform_raise)
+
+    return sigma
+
+
+@dataclass(frozen=True, slots=True)
 class MatchAivat:
     """AIVAT over one match log, by seat (``seats`` order).
 
-    ``raw``: ``float64[H, S]`` chips won per hand; ``corrections``: ``float64[H, 3, S]``
+    ``raw``: ``float64[H, S]`` chips won per hand; ``corrections``: ``float64[H, 4, S]``
     by kind (:data:`KINDS`); ``aivat = raw + corrections.sum(axis=1)``.
     ``decisions``: decisions corrected per seat.
     """
@@ -387,31 +484,47 @@ class MatchAivat:
 
 
 def evaluate_match(
-    match: MatchLog, decisions: DecisionIndex | None = None, value: ValueFunction | None = None
+    match: MatchLog,
+    decisions: DecisionIndex | None = None,
+    value: ValueFunction | None = None,
+    *,
+    strategies: Mapping[str, Policy] | None = None,
+    max_private_deals: int = 200,
 ) -> MatchAivat:
     """AIVAT values of every hand of ``match``.
 
+    Args:
+        decisions: decision logs; their seats' decisions get action corrections.
+        value: ṽ; by default :class:`CheckDownValue`.
+        strategies: seats whose whole strategy is known (what they would do with any
+            cards).  Their decisions are corrected from it, and every hand is averaged
+            over the private cards those seats could have held (imaginary observations).
+        max_private_deals: refuse imaginary observations needing more private deals per hand.
+
     Raises:
-        AivatError: if a decision log contradicts the match log.
+        AivatError: if a decision log contradicts the match log, or imaginary
+            observations would need more than ``max_private_deals`` deals.
     """
     value = value or CheckDownValue(match.game)
     index = decisions.by_node if decisions is not None else {}
+    strategies = strategies or {}
     seats = match.seats
     raw = np.zeros((len(match.hands), len(seats)))
     corrections = np.zeros((len(match.hands), len(KINDS), len(seats)))
     counts = dict.fromkeys(seats, 0)
     for i, hand in enumerate(match.hands):
-        known: dict[int, Sequence[Decision]] = {}
+        logged: dict[int, Sequence[Decision]] = {}
         for position, name in enumerate(hand.names):
             entry = index.get((match.name, hand.state.hand_number, position))
-            if entry is not None:
+            if entry is not None and name not in strategies:
                 if entry[0] != name:
                     raise AivatError(
                         f"{entry[0]}'s decision log claims position {position} of hand {hand.state.hand_number} "
                         f"of match {match.name}, where {name} sat"
                     )
-                known[position] = entry[1]
-        by_position, used = hand_corrections(hand, known, value)
+                logged[position] = entry[1]
+        known = {p: strategies[name] for p, name in enumerate(hand.names) if name in strategies}
+        by_position, used = _imagined(hand, logged, known, value, max_private_deals)
         order = [hand.names.index(s) for s in seats]
         raw[i] = np.asarray(hand.values)[order]
         corrections[i] = by_position[:, order]
@@ -420,22 +533,90 @@ def evaluate_match(
     return MatchAivat(seats, raw, corrections, counts)
 
 
-def hand_corrections(
-    hand: LoggedHand, decisions: Mapping[int, Sequence[Decision]], value: ValueFunction
+def _imagined(
+    hand: LoggedHand,
+    logged: Mapping[int, Sequence[Decision]],
+    known: Mapping[int, Policy],
+    value: ValueFunction,
+    max_deals: int,
 ) -> tuple[np.ndarray, dict[int, int]]:
-    """AIVAT corrections of one hand, ``float64[3, N]`` by kind and position.
+    """Corrections of one hand, averaged over the private cards of the ``known`` positions.
 
-    ``decisions`` maps a position to its decisions in this hand, in order.  Returns
-    the corrections and how many decisions were corrected per position.
-
-    Raises:
-        AivatError: if the decisions do not match the hand.
+    Given the public line and everyone else's cards, the known seats' cards have
+    posterior ∝ Π σ(their actions | those cards) (the deal is uniform and nobody else
+    sees them), so this average is a conditional expectation of an unbiased estimate:
+    still unbiased, never more spread.  The ``imaginary`` kind is the average outcome
+    minus the actual one.
     """
     final = hand.state
     game = final.game
     out = np.zeros((len(KINDS), game.num_players))
-    pending = {p: list(ds) for p, ds in decisions.items()}
-    used = dict.fromkeys(decisions, 0)
+    deals = _private_deals(final, sorted(known))
+    if len(deals) > max_deals:
+        raise AivatError(
+            f"imaginary observations would replay {len(deals)} private deals per hand (limit {max_deals}); "
+            "this game's deck is too big for them"
+        )
+    if not known:
+        out[:IMAGINARY], used, _ = hand_corrections(hand, {p: LoggedSigma(ds) for p, ds in logged.items()}, value)
+        return out, used
+    total = 0.0
+    outcome = np.zeros(game.num_players)
+    for holes in deals:
+        state = with_cards(final, holes, final.board)
+        sigmas: dict[int, Sigma] = {p: LoggedSigma(ds) for p, ds in logged.items()}
+        sigmas.update({p: policy_sigma(policy) for p, policy in known.items()})
+        corrections, used, likelihood = hand_corrections(LoggedHand(state, (), hand.names), sigmas, value)
+        weight = math.prod(likelihood[p] for p in known)
+        if weight > 0:
+            total += weight
+            outcome += weight * np.asarray(state.values())
+            out[:IMAGINARY] += weight * corrections
+    out /= total
+    out[IMAGINARY] = outcome / total - np.asarray(hand.values)
+    return out, used
+
+
+def _private_deals(final: State, positions: Sequence[int]) -> list[tuple[tuple[int, ...], ...]]:
+    """Hole cards the ``positions`` could have held given everyone else's and the board shown."""
+    game = final.game
+    if not positions:
+        return [final.hole_cards]
+    seen = set(final.board).union(*(h for p, h in enumerate(final.hole_cards) if p not in positions))
+    pool = [c for c in deck(game) if c not in seen]
+    deals: list[tuple[tuple[int, ...], ...]] = []
+
+    def extend(holes: list[tuple[int, ...]], k: int, free: list[int]) -> None:
+        if k == len(positions):
+            deals.append(tuple(holes))
+            return
+        for cards in combinations(free, game.num_hole_cards):
+            holes[positions[k]] = cards
+            extend(holes, k + 1, [c for c in free if c not in cards])
+        holes[positions[k]] = final.hole_cards[positions[k]]
+
+    extend(list(final.hole_cards), 0, pool)
+    return deals
+
+
+def hand_corrections(
+    hand: LoggedHand, sigmas: Mapping[int, Sigma], value: ValueFunction
+) -> tuple[np.ndarray, dict[int, int], dict[int, float]]:
+    """AIVAT corrections of one hand, ``float64[3, N]`` by kind (deal, board, action) and position.
+
+    ``sigmas`` gives σ at the decisions of the positions whose strategy is known
+    (a :class:`LoggedSigma` may run out, leaving later decisions uncorrected).
+    Returns the corrections, how many decisions were corrected per position, and
+    the probability each position in ``sigmas`` had of taking its logged actions.
+
+    Raises:
+        AivatError: if σ does not match the hand.
+    """
+    final = hand.state
+    game = final.game
+    out = np.zeros((IMAGINARY, game.num_players))
+    used = dict.fromkeys(sigmas, 0)
+    likelihood = dict.fromkeys(sigmas, 1.0)
 
     dealt = game.num_board_cards[0]
     state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
@@ -444,9 +625,11 @@ def hand_corrections(
     for action in (a for round_actions in final.actions for a in round_actions):
         actor = state.current_player
         assert actor is not None
-        if pending.get(actor):
-            out[ACTION] += _action_correction(state, action, pending[actor].pop(0), value)
+        sigma = sigmas[actor](state, action) if actor in sigmas else None
+        if sigma is not None:
+            out[ACTION] += _action_correction(state, action, sigma, value)
             used[actor] += 1
+            likelihood[actor] *= sigma.probability(action)
         state = state.apply(action)
         while dealt < game.board_cards_through(state.round):
             before = state
@@ -455,10 +638,10 @@ def hand_corrections(
                 raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
             state = replace(state, board=final.board[:dealt])
             out[BOARD] += value.chance_mean(before) - value.values([state])[0]
-    left = {p: len(ds) for p, ds in pending.items() if ds}
+    left = sorted(p for p, s in sigmas.items() if isinstance(s, LoggedSigma) and s.left)
     if left:
-        raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {sorted(left)} that never acted then")
-    return out, used
+        raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {left} that never acted then")
+    return out, used, likelihood
 
 
 def _next_board_round(game: GameDef, dealt: int) -> int:
@@ -469,65 +652,17 @@ def _next_board_round(game: GameDef, dealt: int) -> int:
     return r
 
 
-def _action_correction(state: State, taken: Action, decision: Decision, value: ValueFunction) -> np.ndarray:
-    """Σ_a σ(a) ṽ(h·a) − ṽ(h·a*) for one logged decision at ``state``."""
-    position = state.current_player
-    seen = format_matchstate(view_for(state, position))  # type: ignore[arg-type]
-    where = f"hand {state.hand_number}, position {position}"
-    if decision.state != seen:
-        raise AivatError(f"{where}: the decision log acted on {decision.state!r} but the match log gives {seen!r}")
-    try:
-        sent = state.fix_action(parse_action(decision.taken, state.game))[0]
-        discrete, uniform = _played_distribution(state, decision)
-    except ProtocolError as exc:
-        raise AivatError(f"{where}: unreadable decision ({exc})") from None
-    if sent != taken:
-        raise AivatError(f"{where}: the decision log sent {decision.taken!r} but the match log shows {taken}")
-    mass = sum(discrete.values()) + (uniform[0] if uniform else 0.0)
+def _action_correction(state: State, taken: Action, sigma: Played, value: ValueFunction) -> np.ndarray:
+    """Σ_a σ(a) ṽ(h·a) − ṽ(h·a*) at ``state``."""
+    where = f"hand {state.hand_number}, position {state.current_player}"
+    mass = sum(sigma.discrete.values()) + (sigma.uniform[0] if sigma.uniform else 0.0)
     if abs(mass - 1) > _PROBABILITY_TOLERANCE:
         raise AivatError(f"{where}: the decision's probabilities sum to {mass:g}, not 1")
-    in_range = uniform is not None and taken.kind == ActionType.RAISE and uniform[1] <= taken.size <= uniform[2]
-    if discrete.get(taken, 0.0) <= 0 and not in_range:
-        raise AivatError(f"{where}: the action taken, {taken}, had probability 0 in the decision log")
-    actions = list(discrete)
+    if sigma.probability(taken) <= 0:
+        raise AivatError(f"{where}: the action taken, {taken}, had probability 0")
+    actions = list(sigma.discrete)
     children = value.values([state.apply(a) for a in actions] + [state.apply(taken)])
-    expected = np.asarray([discrete[a] for a in actions]) @ children[:-1]
-    if uniform is not None:
-        expected = expected + uniform[0] * value.raise_mean(state, uniform[1], uniform[2])
+    expected = np.asarray([sigma.discrete[a] for a in actions]) @ children[:-1]
+    if sigma.uniform is not None:
+        expected = expected + sigma.uniform[0] * value.raise_mean(state, sigma.uniform[1], sigma.uniform[2])
     return expected - children[-1]
-
-
-def _played_distribution(state: State, decision: Decision) -> tuple[dict[Action, float], tuple[float, int, int] | None]:
-    """σ over the actions the dealer plays: the logged σ pushed through its fixing of replies.
-
-    Returns point masses and an optional uniform raise range (mass, low, high) lying
-    inside the legal range.
-    """
-    discrete: dict[Action, float] = {}
-
-    def add(action: Action, p: float) -> None:
-        played = state.fix_action(action)[0]
-        discrete[played] = discrete.get(played, 0.0) + p
-
-    for text, p in decision.probs:
-        if p > 0:
-            add(parse_action(text, state.game), p)
-    if decision.uniform_raise is None or decision.uniform_raise[0] <= 0:
-        return discrete, None
-    mass, low, high = decision.uniform_raise
-    bounds = state.raise_bounds()
-    if bounds is None or not state.game.is_nolimit:
-        add(raise_to(low) if state.game.is_nolimit else Action(ActionType.RAISE), mass)
-        return discrete, None
-    width = high - low + 1
-    # Sizes outside the legal range are clamped to its ends, as the dealer does.
-    below = max(0, min(high, bounds[0] - 1) - low + 1)
-    above = max(0, high - max(low, bounds[1] + 1) + 1)
-    if below:
-        add(raise_to(bounds[0]), mass * below / width)
-    if above:
-        add(raise_to(bounds[1]), mass * above / width)
-    inner = (max(low, bounds[0]), min(high, bounds[1]))
-    if inner[0] > inner[1]:
-        return discrete, None
-    return discrete, (mass * (inner[1] - inner[0] + 1) / width, inner[0], inner[1])

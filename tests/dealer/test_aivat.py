@@ -11,13 +11,15 @@ from dealer.aivat import (
     ACTION,
     BOARD,
     DEAL,
+    IMAGINARY,
     AivatError,
     CheckDownValue,
+    LoggedSigma,
     ValueFunction,
-    _played_distribution,
     evaluate_match,
     hand_corrections,
     load_decision_logs,
+    played,
 )
 from dealer.bots import POLICIES
 from dealer.decisions import Decision
@@ -65,10 +67,10 @@ def test_hand_worked_by_hand():
         Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", half, None, "r"),
         Decision("m", 0, 1, "MATCHSTATE:1:0:crc/c:|Qs/Qh", half, None, "c"),
     ]
-    corrections, used = hand_corrections(hand, {1: decisions}, CheckDownValue(game))
+    corrections, used, likelihood = hand_corrections(hand, {1: LoggedSigma(decisions)}, CheckDownValue(game))
     assert corrections[:, 0].tolist() == [-0.5, 4.5, -2.5]
     assert corrections.sum(axis=0).tolist() == [1.5, -1.5]
-    assert used == {1: 2}
+    assert used == {1: 2} and likelihood == {1: 0.25}
 
 
 @pytest.mark.parametrize("path", log_files(), ids=lambda p: p.name)
@@ -143,14 +145,15 @@ def test_dealer_fixes_are_pushed_through_sigma():
     game = load_game("leduc.nolimit.2p")
     state = initial_state(game, 0, (parse_cards("Kh"), parse_cards("Qs")))
     low, high = state.raise_bounds()  # 200..1200
-    d = Decision("m", 0, 0, "", (("f", 0.1), ("r100", 0.2)), (0.7, 100, 1299), "c")
-    discrete, uniform = _played_distribution(state, d)
+    sigma = played(state, ((FOLD, 0.1), (raise_to(100), 0.2)), (0.7, 100, 1299))
+    discrete, uniform = sigma.discrete, sigma.uniform
     width = 1299 - 100 + 1
     # An impossible fold is played as a call; sizes below the range as the minimum.
     assert discrete[CALL] == pytest.approx(0.1)
     assert discrete[raise_to(low)] == pytest.approx(0.2 + 0.7 * 100 / width)
     assert discrete[raise_to(high)] == pytest.approx(0.7 * 99 / width)
     assert uniform == pytest.approx((0.7 * 1001 / width, low, high))
+    assert sigma.probability(raise_to(500)) == pytest.approx(0.7 / width)
 
 
 def test_decisions_that_contradict_the_log_are_refused():
@@ -159,20 +162,20 @@ def test_decisions_that_contradict_the_log_are_refused():
     value = CheckDownValue(game)
     wrong_state = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Ks", (("c", 1.0),), None, "r")
     with pytest.raises(AivatError, match="acted on 'MATCHSTATE:1:0:c:|Ks'"):
-        hand_corrections(hand, {1: [wrong_state]}, value)
+        hand_corrections(hand, {1: LoggedSigma([wrong_state])}, value)
     other = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("c", 1.0),), None, "c")
     with pytest.raises(AivatError, match="sent 'c' but the match log shows r"):
-        hand_corrections(hand, {1: [other]}, value)
+        hand_corrections(hand, {1: LoggedSigma([other])}, value)
     zero = Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("c", 1.0), ("r", 0.0)), None, "r")
     with pytest.raises(AivatError, match="probability 0"):
-        hand_corrections(hand, {1: [zero]}, value)
+        hand_corrections(hand, {1: LoggedSigma([zero])}, value)
     extra = [
         Decision("m", 0, 1, "MATCHSTATE:1:0:c:|Qs", (("r", 1.0),), None, "r"),
         Decision("m", 0, 1, "MATCHSTATE:1:0:crc/c:|Qs/Qh", (("c", 1.0),), None, "c"),
         Decision("m", 0, 1, "MATCHSTATE:1:0:crc/cc:|Qs/Qh", (("c", 1.0),), None, "c"),
     ]
     with pytest.raises(AivatError, match="never acted"):
-        hand_corrections(hand, {1: extra}, value)
+        hand_corrections(hand, {1: LoggedSigma(extra)}, value)
 
 
 def test_files_give_the_same_result_as_memory(tmp_path):
@@ -214,3 +217,43 @@ def test_no_bias_on_many_seeded_matches(case):
     # The corrections are not trivially zero, and they do reduce the spread here.
     assert np.abs(corrections[:, ACTION, 0]).max() > 0
     assert aivat[:, 0].std() < raw[:, 0].std()
+
+
+def test_imaginary_observations_remove_all_luck_when_every_line_is_worth_zero():
+    """random vs call: the call bot never bets, so random never folds and every hand is a
+    showdown between hands dealt alike: each line is worth exactly 0 to both.  With both
+    strategies known, AIVAT must say so hand by hand; raw chips swing."""
+    game = load_game("leduc.limit.2p")
+    sim = simulate_match(game, [("A", POLICIES["random"]), ("B", POLICIES["call"])], 150, 8)
+    r = evaluate_match(sim.match_log(), strategies={"A": POLICIES["random"], "B": POLICIES["call"]})
+    assert np.abs(r.raw).max() >= 5
+    assert np.abs(r.aivat).max() < 1e-9
+    assert np.abs(r.corrections[:, IMAGINARY]).max() > 0
+
+
+@pytest.mark.parametrize(
+    ("game", "kinds", "known"),
+    [(load_game("leduc.limit.2p"), ("random", "random"), {"P0", "P1"}), (SMALL_3P, ("random",) * 3, {"P1"})],
+    ids=["leduc both known", "small3p one known"],
+)
+def test_imaginary_observations_are_unbiased(game, kinds, known):
+    seats = [(f"P{i}", POLICIES[k]) for i, k in enumerate(kinds)]
+    strategies = {name: policy for name, policy in seats if name in known}
+    results = [
+        evaluate_match(sim.match_log(), sim.decision_index(), strategies=strategies)
+        for sim in (simulate_match(game, seats, 100, 50 + seed, logging={"P0"}) for seed in range(12))
+    ]
+    corrections = np.concatenate([r.corrections for r in results])
+    for kind in (DEAL, BOARD, ACTION, IMAGINARY):
+        x = corrections[:, kind, 0]
+        assert abs(x.mean()) < 4 * x.std(ddof=1) / np.sqrt(x.size), kind
+    raw = np.concatenate([r.raw for r in results])[:, 0]
+    aivat = np.concatenate([r.aivat for r in results])[:, 0]
+    assert aivat.std() < 0.75 * raw.std()
+
+
+def test_imaginary_observations_refuse_big_decks():
+    game = load_game("holdem.nolimit.2p")
+    sim = simulate_match(game, [("A", POLICIES["call"]), ("B", POLICIES["call"])], 1, 1)
+    with pytest.raises(AivatError, match="990 private deals per hand"):
+        evaluate_match(sim.match_log(), strategies={"A": POLICIES["call"]})
