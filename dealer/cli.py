@@ -129,6 +129,28 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+EPILOG_REPORT = """examples:
+  dealer report matches/20261121-120000/match.log
+  dealer report matches/run1/*.log --decisions matches/run1/decisions --json r.json --plot r.png
+  dealer report ../shared/reference/logs/nolimit2p_s11.log
+
+Mirrored logs of a duplicate run (same seed and game, seats rotated) are paired
+hand by hand; decision logs add AIVAT's variance-reduced estimates."""
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    from dealer.report import add_report_arguments, run_report
+
+    p = sub.add_parser(
+        "report",
+        help="significance report for match logs (raw, duplicate and AIVAT)",
+        epilog=EPILOG_REPORT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_report_arguments(p)
+    p.set_defaults(func=run_report)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dealer",
@@ -141,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub)
     _add_serve(sub)
     _add_bot(sub)
+    _add_report(sub)
     return parser
 
 

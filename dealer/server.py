@@ -29,6 +29,7 @@ from protocol.wire import (
     format_view,
     read_action,
     read_matchstate,
+    view_cards,
 )
 
 _VERSION_MAJOR, _VERSION_MINOR, _ = (int(x) for x in VERSION.split("."))
@@ -359,13 +360,18 @@ class MatchServer:
             state = self._replay_transactions(dealer, state)
         last_sent = time.time()
         while self.hand < self.o.hands:
+            # A seat's cards section changes only with the round and at the end.
+            cards: dict[tuple[int, int, bool], str] = {}
             while not state.finished:
                 current = state.current_player
                 assert current is not None
                 acting_line = ""
                 for seat in self.seats:
                     position = self._position_of(seat.index)
-                    line = format_view(state, position)
+                    key = (position, state.round, False)
+                    if key not in cards:
+                        cards[key] = view_cards(state, position)
+                    line = format_view(state, position, cards[key])
                     sent = self._send(seat, line)
                     if position == current:
                         acting_line, last_sent = line, sent

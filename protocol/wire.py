@@ -249,12 +249,20 @@ def format_matchstate(match: MatchState) -> str:
     )
 
 
-def format_view(state: State, position: int) -> str:
+def view_cards(state: State, position: int) -> str:
+    """The cards section of ``position``'s view: its hole cards, any showdown reveals, the board so far."""
+    return _cards_section(state, state.visible_hole_cards(position))
+
+
+def format_view(state: State, position: int, cards: str | None = None) -> str:
     """The line the dealer sends ``position`` for ``state``: only cards it may see.
 
-    Equal to ``format_matchstate(view_for(state, position))`` without building the view.
+    Equal to ``format_matchstate(view_for(state, position))`` without building the
+    view.  ``cards`` may pass a cached :func:`view_cards` (it changes only with the
+    round and at the end of the hand).
     """
-    cards = _cards_section(state, state.visible_hole_cards(position))
+    if cards is None:
+        cards = view_cards(state, position)
     return f"MATCHSTATE:{position}:{state.hand_number}:{state.betting}:{cards}"
 
 
