@@ -192,13 +192,28 @@ def fast_rank_hand(cards: list[int] | tuple[int, ...]) -> int:
     return int(fast_rank(eval_tables(), array, array.size))
 
 
+@njit(cache=True)
+def _first_bad_row(hands: np.ndarray) -> tuple[int, int]:
+    """(row, problem) of the first row of ``hands`` (int (N, n)) with a card outside 0..51
+    (problem 1) or a repeated card (problem 2); (-1, 0) if all are valid.  Reads only."""
+    for h in range(hands.shape[0]):
+        seen = 0
+        for i in range(hands.shape[1]):
+            c = hands[h, i]
+            if c < 0 or c >= NUM_CARDS:
+                return h, 1
+            if (seen >> c) & 1:
+                return h, 2
+            seen |= 1 << c
+    return -1, 0
+
+
 def _check_cards(hands: np.ndarray) -> None:
-    if hands.size and (hands.min() < 0 or hands.max() >= NUM_CARDS):
-        raise ValueError(f"cards must be integers 0..{NUM_CARDS - 1}")
-    if hands.shape[1] > 1:
-        ordered = np.sort(hands, axis=1)
-        if (ordered[:, 1:] == ordered[:, :-1]).any():
-            raise ValueError("a hand holds the same card twice")
+    row, problem = _first_bad_row(hands)
+    if problem == 1:
+        raise ValueError(f"cards must be integers 0..{NUM_CARDS - 1} (row {row})")
+    if problem == 2:
+        raise ValueError(f"a hand holds the same card twice (row {row})")
 
 
 # ---------------------------------------------------------------- build
