@@ -27,7 +27,7 @@ from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 
 EPILOG = """examples:
-  dealer report runs/today/*.log                       # decision logs from runs/today/decisions
+  dealer report matches/RUN/*.log                  # decision logs from matches/RUN/decisions
   dealer report m.log --decisions dlogs/ --json m.json --plot m.png
   dealer report nolimit2p_s11.log --game holdem.nolimit.2p.reverse_blinds.game
 
@@ -43,7 +43,10 @@ class PlotError(EvaluationError):
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``dealer report``'s arguments to ``parser``."""
-    parser.description = __doc__.splitlines()[0] if __doc__ else None
+    parser.description = (
+        "Did A beat B, by how much, and how sure are we?  Raw chips, duplicate-paired and\n"
+        "AIVAT values per seat, with 95% confidence intervals and one-tailed t tests."
+    )
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs (MATCH.log)")

@@ -7,7 +7,8 @@ strategies known (which adds imaginary observations over the private cards); (b)
 heads-up no-limit hold'em, ``random`` vs ``call`` with both decision logs.  For each: the
 standard deviation of raw chips and of AIVAT values per hand (mbb), the reduction
 with a bootstrap 95% interval, both means, and the hands each needs for a 95%
-one-tailed result at the effect size AIVAT measures.  Simulated matches deal the
+one-tailed result, at a 100 mbb/hand edge and at the edge AIVAT measures (infinite
+when that is 0, as for bots whose lines are all worth 0).  Simulated matches deal the
 dealer's cards for the seed; every figure is computed here, nothing is stored.
 """
 
@@ -24,6 +25,8 @@ from dealer.simulate import simulate_match
 from dealer.stats import hands_needed, std_reduction
 from protocol.gamedef import load_game
 
+#: A fixed edge (mbb/hand) at which to compare the hands each estimator needs.
+EDGE = 100.0
 LEDUC_PAIRS = [("random", "call"), ("random", "random"), ("random", "raise"), ("raise", "call")]
 
 
@@ -31,7 +34,8 @@ def bootstrap_reduction(raw: np.ndarray, aivat: np.ndarray, seed: int, rounds: i
     """95% interval of the std-dev reduction, resampling hands (raw and AIVAT together)."""
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, raw.size, (rounds, raw.size))
-    cuts = 1 - aivat[picks].std(axis=1) / raw[picks].std(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cuts = 1 - aivat[picks].std(axis=1) / raw[picks].std(axis=1)
     return float(np.quantile(cuts, 0.025)), float(np.quantile(cuts, 0.975))
 
 
@@ -59,17 +63,22 @@ def measure(game_name: str, kinds: tuple[str, str], hands: int, seed: int, *, kn
         "reduction_high": high,
         "raw_needed": hands_needed(effect, raw.std(ddof=1)),
         "aivat_needed": hands_needed(effect, aivat.std(ddof=1)),
+        "raw_needed_100": hands_needed(EDGE, raw.std(ddof=1)),
+        "aivat_needed_100": hands_needed(EDGE, aivat.std(ddof=1)),
         "seconds_per_hand": seconds / hands,
     }
 
 
 def show(label: str, r: dict[str, float]) -> None:
     print(
-        f"{label:<40} {r['hands']:>6,} hands  std raw {r['raw_std']:>8,.0f}  AIVAT {r['aivat_std']:>8,.0f} mbb  "
-        f"cut {100 * r['reduction']:5.1f}% [{100 * r['reduction_low']:.1f}, {100 * r['reduction_high']:.1f}]  "
-        f"mean raw {r['raw_mean']:+7.0f}±{r['raw_se']:.0f}  AIVAT {r['aivat_mean']:+7.0f}±{r['aivat_se']:.0f}  "
-        f"hands for 95%: raw {r['raw_needed']:>11,.0f}  AIVAT {r['aivat_needed']:>9,.0f}  "
+        f"{label:<38} {r['hands']:>6,} hands   std raw {r['raw_std']:>8,.0f}  AIVAT {r['aivat_std']:>7,.0f} mbb   "
+        f"cut {100 * r['reduction']:5.1f}% [{100 * r['reduction_low']:.1f}, {100 * r['reduction_high']:.1f}]   "
         f"({1000 * r['seconds_per_hand']:.1f} ms/hand)"
+    )
+    print(
+        f"{'':<38} mean raw {r['raw_mean']:+,.0f} ± {r['raw_se']:,.0f}, AIVAT {r['aivat_mean']:+,.0f} ± {r['aivat_se']:,.0f} mbb/hand;"
+        f" hands for 95%: at {EDGE:.0f} mbb/hand raw {r['raw_needed_100']:,.0f} AIVAT {r['aivat_needed_100']:,.0f},"
+        f" at AIVAT's edge raw {r['raw_needed']:,.0f} AIVAT {r['aivat_needed']:,.0f}"
     )
 
 
