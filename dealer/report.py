@@ -177,10 +177,11 @@ def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: Decis
             seats[seat]["aivat_corrections_total"] = {
                 kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)
             }
-        first = seats[lineup.seats[0]]
-        reduction = {"aivat": std_reduction(first["raw"]["std"], first["aivat"]["std"])}
-        if duplicate is not None:
-            reduction["duplicate"] = std_reduction(first["raw"]["std"], first["duplicate"]["std"] * math.sqrt(mirrors))
+        for seat in lineup.seats:
+            r = seats[seat]
+            r["std_reduction"] = {"aivat": std_reduction(r["raw"]["std"], r["aivat"]["std"])}
+            if duplicate is not None:
+                r["std_reduction"]["duplicate"] = std_reduction(r["raw"]["std"], r["duplicate"]["std"] * math.sqrt(mirrors))
         lineups.append(
             {
                 "game": lineup.label,
@@ -189,7 +190,6 @@ def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: Decis
                 "logs": [str(logs[i].path) for i in lineup.members],
                 "duplicate_hands": int(duplicate.shape[0]) if duplicate is not None else 0,
                 "duplicate_mirrors": mirrors if duplicate is not None else 0,
-                "std_reduction": reduction,
                 "results": seats,
             }
         )
@@ -236,7 +236,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             f"{len(lineup['logs'])} log(s)",
             file=out,
         )
-        header = ["seat", "estimator", "hands", "chips", "mbb/hand", "95% CI (mbb/hand)", "std (mbb)", "s.e.", "p(win)", "hands for 95%"]
+        header = ["seat", "estimator", "hands", "chips", "mbb/hand", "95% CI (mbb/hand)", "std (mbb)", "s.e.", "p(win)", "hands needed"]
         rows = []
         for seat, results in lineup["results"].items():
             for name in ESTIMATORS:
@@ -265,13 +265,20 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             print("  AIVAT action corrections: " + ", ".join(f"{s} {n:,} decisions" for s, n in known.items()), file=out)
         else:
             print("  AIVAT action corrections: none (no decision logs); chance corrections only", file=out)
-        for name, cut in lineup["std_reduction"].items():
+        # Two players' results mirror each other: one figure says it all.
+        shown = lineup["seats"][:1] if len(lineup["seats"]) == 2 else lineup["seats"]
+        for name in ("aivat", "duplicate"):
+            cuts = [(seat, lineup["results"][seat]["std_reduction"].get(name, math.nan)) for seat in shown]
+            if not any(math.isfinite(c) for _, c in cuts):
+                continue
             label = "AIVAT" if name == "aivat" else "duplicate pairing (per hand played)"
-            if math.isfinite(cut):
-                print(
-                    f"  {label} cut the standard deviation by {100 * cut:.1f}% (variance by {100 * (1 - (1 - cut) ** 2):.1f}%)",
-                    file=out,
-                )
+            text = ", ".join(
+                (f"{seat} " if len(shown) > 1 else "") + f"{100 * c:.1f}% (variance {100 * (1 - (1 - c) ** 2):.1f}%)"
+                for seat, c in cuts
+            )
+            print(f"  {label} cut the standard deviation by {text}", file=out)
+    if report["lineups"]:
+        print("  (hands needed: for a one-tailed 95% result at the measured mbb/hand)", file=out)
     for note in report["notes"]:
         print(f"note: {note}", file=out)
 

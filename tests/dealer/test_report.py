@@ -58,7 +58,8 @@ def test_report_table_and_json(mirrored, tmp_path):
     assert "Alice vs Bob" in text and "AIVAT cut the standard deviation by" in text
     for estimator in ("raw", "duplicate", "aivat"):
         assert f"Alice  {estimator}" in text
-    assert lineup["std_reduction"]["aivat"] == pytest.approx(1 - alice["aivat"]["std"] / alice["raw"]["std"])
+    assert alice["std_reduction"]["aivat"] == pytest.approx(1 - alice["aivat"]["std"] / alice["raw"]["std"])
+    assert alice["std_reduction"]["duplicate"] == pytest.approx(1 - alice["duplicate"]["std"] * np.sqrt(2) / alice["raw"]["std"])
 
 
 def test_cli_finds_decisions_next_to_the_logs(mirrored, capsys):
