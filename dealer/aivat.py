@@ -348,10 +348,6 @@ class DecisionIndex:
             found.append(d)
         return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files))
 
-    def seats(self) -> set[tuple[str, str]]:
-        """``(match, seat)`` pairs that have decisions."""
-        return {(key[0], seat) for key, (seat, _) in self.by_node.items()}
-
 
 def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
     """Read decision logs (``*.dlog``).
