@@ -37,7 +37,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, pairwise
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,14 @@ from protocol.cards import deck
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef
 from protocol.handrank import rank_cards
-from protocol.rules import Action, ActionType, State, initial_state, raise_to, with_cards
+from protocol.rules import (
+    Action,
+    ActionType,
+    State,
+    initial_state,
+    raise_to,
+    with_cards,
+)
 from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 
 #: Correction kinds, the middle axis of :attr:`MatchAivat.corrections`.
@@ -143,7 +150,7 @@ class CheckDownValue(ValueFunction):
         )
         edges = [low - 1, *kinks, high]
         sizes, weights = [], []
-        for a, b in zip(edges, edges[1:]):
+        for a, b in pairwise(edges):
             # Integers a+1..b lie on one linear piece: their mean is ṽ at their mean size.
             sizes.append((a + 1 + b) / 2)
             weights.append((b - a) / (high - low + 1))
@@ -179,7 +186,8 @@ class CheckDownValue(ValueFunction):
 _ONE_PATTERN = np.ones(1, np.int64)
 
 
-@lru_cache(maxsize=4096)
+# Mirrored matches deal the same cards: a big cache lets the second replay reuse them.
+@lru_cache(maxsize=1 << 16)
 def _outcome_counts(full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], total_board: int) -> np.ndarray:
     """How often each showdown pattern occurs over all completions of ``board`` (see kernel)."""
     if not all(holes):

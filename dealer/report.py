@@ -20,9 +20,21 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dealer.aivat import KINDS, DecisionIndex, MatchAivat, evaluate_match, load_decision_logs
+from dealer.aivat import (
+    KINDS,
+    DecisionIndex,
+    MatchAivat,
+    evaluate_match,
+    load_decision_logs,
+)
 from dealer.matchlog import EvaluationError, MatchLog, read_match_log
-from dealer.stats import Summary, duplicate_groups, duplicate_values, hands_needed, std_reduction, summarize
+from dealer.stats import (
+    duplicate_groups,
+    duplicate_values,
+    hands_needed,
+    std_reduction,
+    summarize,
+)
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 

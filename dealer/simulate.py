@@ -11,8 +11,8 @@ leaves: ``NAME.log`` (reference format), the game file it names, and
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
 import zlib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +25,13 @@ from dealer.decisions import Decision, DecisionLogWriter
 from dealer.matchlog import HEADER_TAG, MatchLog
 from protocol.gamedef import GameDef, format_gamedef
 from protocol.rules import initial_state, with_cards
-from protocol.wire import LoggedHand, format_matchstate, format_score_line, format_state_line, view_for
+from protocol.wire import (
+    LoggedHand,
+    format_matchstate,
+    format_score_line,
+    format_state_line,
+    view_for,
+)
 
 
 @dataclass(frozen=True, slots=True)

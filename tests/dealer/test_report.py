@@ -12,7 +12,13 @@ import pytest
 
 from dealer.aivat import evaluate_match
 from dealer.bots import POLICIES
-from dealer.report import PlotError, add_report_arguments, cumulative_with_band, report_match, run_report
+from dealer.report import (
+    PlotError,
+    add_report_arguments,
+    cumulative_with_band,
+    report_match,
+    run_report,
+)
 from dealer.simulate import simulate_match
 from dealer.stats import summarize
 from protocol.gamedef import load_game

@@ -12,7 +12,14 @@ from scipy import stats
 
 from dealer.bots import POLICIES
 from dealer.simulate import simulate_match
-from dealer.stats import PairingError, duplicate_groups, duplicate_values, hands_needed, std_reduction, summarize
+from dealer.stats import (
+    PairingError,
+    duplicate_groups,
+    duplicate_values,
+    hands_needed,
+    std_reduction,
+    summarize,
+)
 from protocol.gamedef import load_game
 
 
