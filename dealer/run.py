@@ -155,6 +155,22 @@ def _count_hands(log: Path, state: dict[str, int]) -> int:
     return state["hands"]
 
 
+def _seat_exits(procs: list[tuple[Seat, subprocess.Popen, Path]]) -> str:
+    """How each seat that died ended, with its last output lines."""
+    text = ""
+    for index, (seat, proc, seat_out) in enumerate(procs):
+        try:
+            code = proc.wait(1)
+        except subprocess.TimeoutExpired:
+            continue
+        if code != 0:
+            text += f"\nseat {index + 1} ({seat.name}) exited with code {code}"
+            output = _tail(seat_out, MAX_SEAT_OUTPUT_LINES)
+            if output:
+                text += f"; its last output:\n{output}"
+    return text
+
+
 def _tail(path: Path, lines: int) -> str:
     try:
         text = path.read_text(errors="replace").strip().splitlines()
@@ -197,27 +213,24 @@ def play_match(
         bar = _Progress(hands, match, progress)
         counter: dict[str, int] = {}
         while dealer.poll() is None:
-            for index, (seat, proc, seat_out) in enumerate(procs):
-                code = proc.poll()
-                if code is not None and dealer.poll() is None:
-                    # Give the dealer a moment: a seat may exit right after the last hand.
-                    try:
-                        dealer.wait(2)
-                    except subprocess.TimeoutExpired:
-                        done = _count_hands(log, counter)
-                        output = _tail(seat_out, MAX_SEAT_OUTPUT_LINES)
-                        raise RunFailed(
-                            f"seat {index + 1} ({seat.name}) exited with code {code} after {done} finished hands; "
-                            f"they are kept in {log}" + (f"\n--- last output of {seat.name} ---\n{output}" if output else "")
-                        ) from None
-                    break
+            if any(proc.poll() is not None for _, proc, _ in procs):
+                # Give the dealer a moment: a seat may exit right after the last hand.
+                try:
+                    dealer.wait(2)
+                except subprocess.TimeoutExpired:
+                    done = _count_hands(log, counter)
+                    raise RunFailed(
+                        f"the match stopped after {done} finished hands (kept in {log})" + _seat_exits(procs)
+                    ) from None
             bar.update(_count_hands(log, counter))
             time.sleep(0.05)
         score = dealer.stdout.read()
         if dealer.returncode != 0:
             done = _count_hands(log, counter)
             reason = _tail(dealer_err, 4)
-            raise RunFailed(f"the match stopped after {done} finished hands (kept in {log}):\n{reason}")
+            raise RunFailed(
+                f"the match stopped after {done} finished hands (kept in {log}):\n{reason}" + _seat_exits(procs)
+            )
         bar.update(_count_hands(log, counter), final=True)
         if "SCORE:" not in score:
             raise RunFailed(f"the dealer finished without a SCORE line; see {dealer_err}")
