@@ -84,7 +84,8 @@ class AbstractionConfig:
             raise AbstractionError(f"bucket counts must be 1..65535, got {self.buckets}")
         if not 1 <= self.ochs_clusters <= 169 or self.bins < 2:
             raise AbstractionError("ochs_clusters must be 1..169 and bins at least 2")
-        if min(self.preflop_boards, self.train_points, self.max_iter) < 1 or min(self.flop_runouts, self.turn_runouts) < 0:
+        positive = min(self.preflop_boards, self.train_points, self.max_iter) >= 1
+        if not positive or min(self.flop_runouts, self.turn_runouts) < 0:
             raise AbstractionError("preflop_boards, train_points and max_iter must be positive, run-outs not negative")
         if max(self.buckets[1:]) > self.train_points:
             raise AbstractionError(f"train_points ({self.train_points}) must be at least the number of buckets")
@@ -275,8 +276,14 @@ class _RoundFeatures:
             _ochs_points(self.tables, self.indexer.tables, boards, self.pair_cluster, self.dim, out_idx, out)
         else:
             _histogram_points(
-                self.tables, self.indexer.tables, boards, self.runouts, self._choice(boards, sample_key),
-                self.config.bins, out_idx, out,
+                self.tables,
+                self.indexer.tables,
+                boards,
+                self.runouts,
+                self._choice(boards, sample_key),
+                self.config.bins,
+                out_idx,
+                out,
             )
         return out_idx, out
 
@@ -350,6 +357,9 @@ def build_abstraction(
                 arrays["ochs_of_preflop"] = ochs.astype(np.uint8)
         save_artifact(path, KIND, arrays, game=game, params=params)
         log.info("round_written", round=ROUND_NAMES[round_], path=str(path))
+    checkpoints = out_dir / "checkpoints"
+    if checkpoints.is_dir() and not any(checkpoints.iterdir()):
+        checkpoints.rmdir()
     return paths
 
 
@@ -379,7 +389,6 @@ def _build_round(
     """Train the round's centers and assign every canonical hand; None if stopped early."""
     name = ROUND_NAMES[features.round]
     k = features.config.buckets[features.round]
-    config = features.config
     ckpt = out_dir / "checkpoints"
     centers_path = ckpt / f"{name}.centers"
     partial_path = ckpt / f"{name}.partial"
@@ -414,7 +423,8 @@ def _build_round(
                 budget[0] -= 1
             stop = budget[0] is not None and budget[0] <= 0 and c + 1 < n_chunks
             if stop or (c + 1 < n_chunks and time.monotonic() - last_save > _CHECKPOINT_SECONDS):
-                save_artifact(partial_path, KIND, {"buckets": buckets}, game=game, params={**params, "next_chunk": c + 1})
+                state = {**params, "next_chunk": c + 1}
+                save_artifact(partial_path, KIND, {"buckets": buckets}, game=game, params=state)
                 last_save = time.monotonic()
             if stop:
                 log.info("stopped", round=name, chunks_done=c + 1, chunks=n_chunks, hint="run again to resume")
@@ -447,11 +457,16 @@ def _train(features: _RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
 
         def report(i: int, inertia: float, changed: float) -> None:
             bar.advance()
-            log.info("kmeans_iteration", round=name, iteration=i, mean_distance=round(inertia, 6), moved=round(changed, 5))
+            log.info("kmeans_iteration", round=name, iteration=i, mean_distance=round(inertia, 6), moved=changed)
 
         result = kmeans(
-            points, k, metric=features.metric, seed=config.seed + features.round,
-            max_iter=config.max_iter, tol=config.tol, on_iteration=report,
+            points,
+            k,
+            metric=features.metric,
+            seed=config.seed + features.round,
+            max_iter=config.max_iter,
+            tol=config.tol,
+            on_iteration=report,
         )
     return result.centers
 
@@ -485,7 +500,7 @@ class CardAbstraction:
         out_dir = Path(out_dir)
         maps = []
         found: dict[str, Any] | None = None
-        for round_, name in enumerate(ROUND_NAMES):
+        for name in ROUND_NAMES:
             path = out_dir / f"{name}.buckets"
             params = {"round": name} | ({"config": config.params()} if config else {})
             try:
@@ -507,4 +522,3 @@ class CardAbstraction:
         if len(board) != BOARD_CARDS[round_]:
             raise AbstractionError(f"{ROUND_NAMES[round_]} needs {BOARD_CARDS[round_]} board cards, got {len(board)}")
         return int(self.maps[round_][self.indexers[round_].index([*hole, *board])])
-

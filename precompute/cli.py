@@ -120,7 +120,8 @@ def _index(args: argparse.Namespace) -> int:
     rounds = args.rounds or ((2, len(cards) - 2) if len(cards) > 2 else (2,))
     indexer = HandIndexer(rounds)
     index = indexer.index(cards)
-    print(f"{index} of {indexer.size} (rounds {','.join(map(str, rounds))}); canonical {cards_str(indexer.unindex(index))}")
+    canonical = cards_str(indexer.unindex(index))
+    print(f"{index} of {indexer.size} (rounds {','.join(map(str, rounds))}); canonical {canonical}")
     return 0
 
 

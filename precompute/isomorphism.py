@@ -269,7 +269,7 @@ def _unindex_many(t: IndexerTables, indices: np.ndarray, out: np.ndarray) -> Non
 
 def _shape_code(counts: tuple[int, ...], rounds: tuple[int, ...]) -> int:
     code, radix = 0, 1
-    for k, n in zip(counts, rounds):
+    for k, n in zip(counts, rounds, strict=True):
         code += k * radix
         radix *= n + 1
     return code

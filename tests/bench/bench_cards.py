@@ -40,7 +40,7 @@ from numba import njit
 
 from precompute.equity import cluster_equities
 from precompute.isomorphism import HandIndexer, _index_many
-from protocol.fasteval import NUM_HOLE_PAIRS, _rank_batch, eval_tables, rank_batch, range_ranks
+from protocol.fasteval import NUM_HOLE_PAIRS, _rank_batch, eval_tables, range_ranks, rank_batch
 from protocol.handrank import rank_cards
 
 VENV = Path(os.environ.get("CARDS_BENCH_VENV", "/tmp/acpc-cards-bench-venv"))

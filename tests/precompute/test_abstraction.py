@@ -72,10 +72,10 @@ def test_interrupted_build_resumes_to_the_same_result(built, tmp_path):
     build_abstraction(GAME, tmp_path, TINY, show_progress=False, stop_after_chunks=60)
     assert (tmp_path / "flop.buckets").exists() and not (tmp_path / "turn.buckets").exists()
     build_abstraction(GAME, tmp_path, TINY, show_progress=False)
-    assert not any((tmp_path / "checkpoints").iterdir())
+    assert not (tmp_path / "checkpoints").exists()
     resumed = CardAbstraction.load(tmp_path, GAME)
     straight = CardAbstraction.load(built, GAME)
-    for name, a, b in zip(ROUND_NAMES, resumed.maps, straight.maps):
+    for name, a, b in zip(ROUND_NAMES, resumed.maps, straight.maps, strict=True):
         assert np.array_equal(a, b), name
 
 
@@ -98,7 +98,8 @@ def test_mismatches_are_refused(built, tmp_path):
 def test_command_line(built, capsys):
     assert main(["abstraction", "--game", "holdem.nolimit.2p", "--out", str(built), *TINY_ARGS]) == 0
     assert "abstraction written" in capsys.readouterr().out
-    assert main(["abstraction", "--game", "holdem.nolimit.2p", "--out", str(built), "--preset", "small", "--quiet"]) == 2
+    other = ["--preset", "small", "--quiet"]
+    assert main(["abstraction", "--game", "holdem.nolimit.2p", "--out", str(built), *other]) == 2
     assert "built with config=" in capsys.readouterr().err
     assert main(["equity", "AsAd", "Kh7c2d"]) == 0
     assert capsys.readouterr().out.startswith("0.887285 (exact")

@@ -46,7 +46,7 @@ def test_cluster_equities_match_brute_force():
     live = np.flatnonzero(~np.isin(HOLE_PAIRS, board).any(axis=1))
     for p in rng.choice(live, 15, replace=False):
         for c in range(3):
-            expected = _brute_equity(list(HOLE_PAIRS[p]), list(board), lambda pair: labels[pair_of[pair]] == c)
+            expected = _brute_equity(list(HOLE_PAIRS[p]), list(board), lambda pair, c=c: labels[pair_of[pair]] == c)
             assert out[p, c] == pytest.approx(expected, abs=1e-12)
 
 

@@ -16,7 +16,8 @@ def _cdfs(rng: np.random.Generator, n: int, bins: int) -> np.ndarray:
 def test_pruned_search_finds_the_true_nearest_center(metric):
     rng = np.random.default_rng(2)
     points = _cdfs(rng, 3000, 20) if metric == "emd" else rng.random((3000, 8), np.float32)
-    centers = points[rng.choice(3000, 40, replace=False)] + rng.normal(0, 0.01, (40, points.shape[1])).astype(np.float32)
+    noise = rng.normal(0, 0.01, (40, points.shape[1])).astype(np.float32)
+    centers = points[rng.choice(3000, 40, replace=False)] + noise
     labels = np.empty(3000, np.int32)
     dists = np.empty(3000)
     nearest_centers(points, centers, metric == "emd", labels, dists)
@@ -36,7 +37,7 @@ def test_separated_blobs_are_recovered_and_runs_repeat():
     again = kmeans(points, 4, metric="l2", seed=9)
     assert np.array_equal(first.labels, again.labels) and np.array_equal(first.centers, again.centers)
     # Each true blob maps onto exactly one cluster.
-    pairs = set(zip(truth.tolist(), first.labels.tolist()))
+    pairs = set(zip(truth.tolist(), first.labels.tolist(), strict=True))
     assert len(pairs) == 4 and len({c for _, c in pairs}) == 4
     assert first.inertia < 1.0
 

@@ -168,12 +168,12 @@ def test_tables_cached_and_rebuilt_when_missing_or_corrupt(tmp_path, monkeypatch
     path.write_bytes(bytes(data))
     assert fasteval._load_cached(path) is None
     rebuilt = eval_tables()
-    assert all(np.array_equal(x, y) for x, y in zip(built, rebuilt))
+    assert all(np.array_equal(x, y) for x, y in zip(built, rebuilt, strict=True))
     assert fasteval._load_cached(path) is not None
 
     monkeypatch.setattr(fasteval, "_loaded", {})
     path.write_bytes(b"not an npz file")
-    assert all(np.array_equal(x, y) for x, y in zip(built, eval_tables()))
+    assert all(np.array_equal(x, y) for x, y in zip(built, eval_tables(), strict=True))
 
     monkeypatch.setattr(fasteval, "_loaded", {})
     path.unlink()
