@@ -238,6 +238,12 @@ def _fmt(x: float, digits: int = 1) -> str:
     return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
 
 
+def _p(p: float) -> str:
+    if not math.isfinite(p):
+        return "-"
+    return "<0.001" if p < 0.001 else ">0.999" if p > 0.999 else f"{p:.3f}"
+
+
 def _print(report: dict[str, Any], out: TextIO) -> None:
     hands = sum(m["hands"] for m in report["logs"])
     print(f"Match report: {len(report['logs'])} log(s), {hands:,} hands", file=out)
@@ -265,7 +271,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
                         f"[{_fmt(r['mbb_ci_low'])}, {_fmt(r['mbb_ci_high'])}]",
                         _fmt(r["mbb_std"], 0),
                         _fmt(r["mbb_stderr"]),
-                        f"{r['p_value']:.3f}" if math.isfinite(r["p_value"]) else "-",
+                        _p(r["p_value"]),
                         _fmt(r["hands_needed_95"], 0) if math.isfinite(r["hands_needed_95"]) else "-",
                     ]
                 )
