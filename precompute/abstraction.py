@@ -457,7 +457,8 @@ def _train(features: _RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
 
         def report(i: int, inertia: float, changed: float) -> None:
             bar.advance()
-            log.info("kmeans_iteration", round=name, iteration=i, mean_distance=round(inertia, 6), moved=changed)
+            moved = round(changed, 5)
+            log.info("kmeans_iteration", round=name, iteration=i, mean_distance=round(inertia, 6), moved=moved)
 
         result = kmeans(
             points,

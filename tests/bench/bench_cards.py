@@ -13,10 +13,12 @@ Measured (single thread, best of several runs, kernels compiled before timing):
   checks included) and its bare kernel; eval7's own Monte Carlo loop (two
   evaluations per trial, as eval7 counts them), ``eval7.evaluate`` and
   ``phevaluator.evaluate_cards`` called from Python;
-* ranking every hole pair for one river board (``rank_range``: 1,326 pairs, 1,081
-  live), and the exact equity sweep of all pairs for one board;
+* ranking every hole pair for one river board (the ``range_ranks`` kernel behind
+  ``rank_range``: 1,326 pairs, 1,081 live), and the exact equity sweep of all
+  pairs for one board;
 * canonical index of a river hand (``HandIndexer((2, 5))``);
-* with ``--abstraction``: wall time and peak memory of ``precompute abstraction``.
+* with ``--abstraction``: wall time and peak memory (GNU ``/usr/bin/time``) of
+  ``precompute abstraction``.
 
 Targets (issue 4): >= 50 M evaluations/s; <= 50 us to rank a range for one board;
 full abstraction under an hour and 8 GiB on two cores.
@@ -27,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -146,14 +147,20 @@ def measure_ours(hands: np.ndarray) -> dict[str, float]:
 
 
 def measure_abstraction(preset: str) -> tuple[float, float]:
-    """Wall seconds and peak RSS (GiB) of ``precompute abstraction --preset`` in a child process."""
+    """Wall seconds and peak RSS (GiB) of ``precompute abstraction --preset`` in a child process.
+
+    The peak comes from GNU ``/usr/bin/time``: a child forked from this (large) process
+    would report this process's size as its own peak, since Linux carries it over fork
+    and exec.
+    """
     with tempfile.TemporaryDirectory() as out:
-        command = [sys.executable, "-m", "precompute.cli", "abstraction", "--game", "holdem.nolimit.2p",
-                   "--preset", preset, "--out", out]  # fmt: skip
+        report = Path(out) / "time.txt"
+        command = ["/usr/bin/time", "-f", "%M", "-o", str(report), sys.executable, "-m", "precompute.cli",
+                   "abstraction", "--game", "holdem.nolimit.2p", "--preset", preset, "--out", out]  # fmt: skip
         start = time.perf_counter()
-        subprocess.run(command, check=True)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)  # its log; bars stay on stderr
         wall = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        peak_kib = int(report.read_text().split()[-1])
     return wall, peak_kib / 2**20
 
 
