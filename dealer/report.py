@@ -46,7 +46,7 @@ EPILOG = """examples:
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; p(win) is a one-tailed t test that the seat's mean is above 0."""
 
-ESTIMATORS = ("raw", "duplicate", "aivat")
+ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
 
 class PlotError(EvaluationError):
@@ -127,9 +127,7 @@ def report_match(
     logs = [read_match_log(p, game) for p in log_paths]
     files = sorted(decision_dir.rglob("*.dlog")) if decision_dir is not None and decision_dir.is_dir() else []
     index = load_decision_logs(files)
-    results = []
-    for m in logs:
-        results.append(evaluate_match(m, index))
+    results = [evaluate_match(m, index) for m in logs]
     report = _build(logs, results, index)
     _print(report, out)
     if json_path is not None:
@@ -154,46 +152,43 @@ def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: Decis
     lineups = []
     for lineup in _lineups(logs):
         bb = lineup.game.big_blind
-
-        def stacked(per_log: Sequence[np.ndarray]) -> np.ndarray:
-            return np.concatenate(per_log, axis=0)
-
-        raw = stacked([_columns(results[i].raw, logs[i].seats, lineup.seats) for i in lineup.members])
-        aivat = stacked([_columns(results[i].aivat, logs[i].seats, lineup.seats) for i in lineup.members])
+        per_log = {
+            "raw": [_columns(results[i].raw, logs[i].seats, lineup.seats) for i in lineup.members],
+            "aivat": [_columns(results[i].aivat, logs[i].seats, lineup.seats) for i in lineup.members],
+        }
+        values = {name: np.concatenate(arrays) for name, arrays in per_log.items()}
         mine = [g for g in groups if set(g.members) <= set(lineup.members)]
-        duplicate = None
-        if mine:
-            duplicate = stacked(
-                [duplicate_values(g, [results[i].raw for i in g.members], [logs[i].seats for i in g.members]) for g in mine]
-            )
-            notes += [
-                f"mirrored matches {', '.join(logs[i].name for i in g.members)} do not cover every seat order"
-                for g in mine
-                if not g.complete
-            ]
+        # A duplicate value averages `mirrors` hands: compare it per hand played.
+        mirrors = float(np.mean([len(g.members) for g in mine])) if mine else 1.0
+        for source, name in (("raw", "duplicate"), ("aivat", "aivat+duplicate")):
+            if mine:
+                values[name] = np.concatenate(
+                    [duplicate_values(g, [getattr(results[i], source) for i in g.members], [logs[i].seats for i in g.members]) for g in mine]
+                )
+        notes += [
+            f"mirrored matches {', '.join(logs[i].name for i in g.members)} do not cover every seat order"
+            for g in mine
+            if not g.complete
+        ]
         corrections = sum(
             results[i].corrections.sum(axis=0)[:, [logs[i].seats.index(s) for s in lineup.seats]] for i in lineup.members
         )
-        # A duplicate value averages `mirrors` hands: compare it per hand played.
-        mirrors = float(np.mean([len(g.members) for g in mine])) if mine else 1.0
         seats: dict[str, Any] = {}
         for s, seat in enumerate(lineup.seats):
-            summaries = {"raw": summarize(raw[:, s], bb), "aivat": summarize(aivat[:, s], bb)}
-            if duplicate is not None:
-                summaries["duplicate"] = summarize(duplicate[:, s], bb)
-            seats[seat] = {
-                name: {**sm.as_dict(), "hands_needed_95": hands_needed(sm.mean, sm.std) * (mirrors if name == "duplicate" else 1)}
-                for name, sm in summaries.items()
+            r: dict[str, Any] = {}
+            for name, v in values.items():
+                sm = summarize(v[:, s], bb)
+                paired = mirrors if name.endswith("duplicate") else 1.0
+                r[name] = {**sm.as_dict(), "hands_needed_95": hands_needed(sm.mean, sm.std) * paired}
+            r["std_reduction"] = {
+                name: std_reduction(r["raw"]["std"], r[name]["std"] * math.sqrt(mirrors if name.endswith("duplicate") else 1.0))
+                for name in values
+                if name != "raw"
             }
-            seats[seat]["decisions_corrected"] = sum(results[i].decisions.get(seat, 0) for i in lineup.members)
-            seats[seat]["aivat_corrections_total"] = {
-                kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)
-            }
-        for seat in lineup.seats:
-            r = seats[seat]
-            r["std_reduction"] = {"aivat": std_reduction(r["raw"]["std"], r["aivat"]["std"])}
-            if duplicate is not None:
-                r["std_reduction"]["duplicate"] = std_reduction(r["raw"]["std"], r["duplicate"]["std"] * math.sqrt(mirrors))
+            r["decisions_corrected"] = sum(results[i].decisions.get(seat, 0) for i in lineup.members)
+            r["aivat_corrections_total"] = {kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)}
+            seats[seat] = r
+        duplicate = values.get("duplicate")
         lineups.append(
             {
                 "game": lineup.label,
@@ -285,18 +280,22 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             print("  AIVAT action corrections: none (no decision logs); chance corrections only", file=out)
         # Two players' results mirror each other: one figure says it all.
         shown = lineup["seats"][:1] if len(lineup["seats"]) == 2 else lineup["seats"]
-        for name in ("aivat", "duplicate"):
+        for name in ESTIMATORS[1:]:
             cuts = [(seat, lineup["results"][seat]["std_reduction"].get(name, math.nan)) for seat in shown]
             if not any(math.isfinite(c) for _, c in cuts):
                 continue
-            label = "AIVAT" if name == "aivat" else "duplicate pairing (per hand played)"
+            label = {"aivat": "AIVAT", "duplicate": "duplicate pairing", "aivat+duplicate": "AIVAT with pairing"}[name]
             text = ", ".join(
                 (f"{seat} " if len(shown) > 1 else "") + f"{100 * c:.1f}% (variance {100 * (1 - (1 - c) ** 2):.1f}%)"
                 for seat, c in cuts
             )
             print(f"  {label} cut the standard deviation by {text}", file=out)
     if report["lineups"]:
-        print("  (hands needed: for a one-tailed 95% result at the measured mbb/hand)", file=out)
+        print(
+            "  (hands needed: for a one-tailed 95% result at the measured mbb/hand; paired values count every"
+            " hand played)",
+            file=out,
+        )
     for note in report["notes"]:
         print(f"note: {note}", file=out)
 

@@ -62,8 +62,11 @@ def test_report_table_and_json(mirrored, tmp_path):
     assert lineup["results"]["Bob"]["decisions_corrected"] == sum(1 for s in sims for seat, _ in s.decisions if seat == "Bob")
     text = out.getvalue()
     assert "Alice vs Bob" in text and "AIVAT cut the standard deviation by" in text
-    for estimator in ("raw", "duplicate", "aivat"):
-        assert f"Alice  {estimator}" in text
+    for estimator in ("raw", "duplicate", "aivat", "aivat+duplicate"):
+        assert f"Alice  {estimator} " in text
+    # Every hand is paired here, so pairing moves no mean, only the spread.
+    assert alice["aivat+duplicate"]["mean"] == pytest.approx(alice["aivat"]["mean"])
+    assert alice["duplicate"]["total"] == pytest.approx(alice["raw"]["total"] / 2)
     assert alice["std_reduction"]["aivat"] == pytest.approx(1 - alice["aivat"]["std"] / alice["raw"]["std"])
     assert alice["std_reduction"]["duplicate"] == pytest.approx(1 - alice["duplicate"]["std"] * np.sqrt(2) / alice["raw"]["std"])
 
