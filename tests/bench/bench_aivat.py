@@ -4,7 +4,8 @@
 
 (a) limit Leduc, baseline bots: first with both decision logs only, then with both
 strategies known (which adds imaginary observations over the private cards); (b)
-heads-up no-limit hold'em, ``random`` vs ``call`` with both decision logs.  For each: the
+heads-up no-limit hold'em, ``random`` vs ``call`` with both decision logs.  For one
+pair of each, also the mirrored match: duplicate pairing alone and with AIVAT.  For each: the
 standard deviation of raw chips and of AIVAT values per hand (mbb), the reduction
 with a bootstrap 95% interval, both means, and the hands each needs for a 95%
 one-tailed result, at a 100 mbb/hand edge and at the edge AIVAT measures (infinite
@@ -22,7 +23,7 @@ import numpy as np
 from dealer.aivat import evaluate_match
 from dealer.bots import POLICIES
 from dealer.simulate import simulate_match
-from dealer.stats import hands_needed, std_reduction
+from dealer.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
 from protocol.gamedef import load_game
 
 #: A fixed edge (mbb/hand) at which to compare the hands each estimator needs.
@@ -69,6 +70,25 @@ def measure(game_name: str, kinds: tuple[str, str], hands: int, seed: int, *, kn
     }
 
 
+def measure_mirrored(game_name: str, kinds: tuple[str, str], hands: int, seed: int) -> str:
+    """Std-dev cuts per hand played when the mirrored match is played too (same cards, seats swapped)."""
+    game = load_game(game_name)
+    seats = [(f"{kinds[0]}-A", POLICIES[kinds[0]]), (f"{kinds[1]}-B", POLICIES[kinds[1]])]
+    sims = [simulate_match(game, order, hands, seed, name=f"m{i}") for i, order in enumerate((seats, seats[::-1]))]
+    logs = [s.match_log() for s in sims]
+    results = [evaluate_match(m, s.decision_index()) for m, s in zip(logs, sims)]
+    (group,) = duplicate_groups(logs)
+    first = group.seats.index(seats[0][0])
+    raw = np.concatenate([r.raw[:, m.seats.index(seats[0][0])] for r, m in zip(results, logs)])
+    cuts = {}
+    for name in ("raw", "aivat"):
+        paired = duplicate_values(group, [getattr(r, name) for r in results], [m.seats for m in logs])[:, first]
+        cuts[f"{name} paired"] = std_reduction(raw.std(ddof=1), paired.std(ddof=1) * np.sqrt(2))
+    aivat = np.concatenate([r.aivat[:, m.seats.index(seats[0][0])] for r, m in zip(results, logs)])
+    cuts["aivat"] = std_reduction(raw.std(ddof=1), aivat.std(ddof=1))
+    return ", ".join(f"{k} {100 * v:.1f}%" for k, v in cuts.items())
+
+
 def show(label: str, r: dict[str, float]) -> None:
     print(
         f"{label:<38} {r['hands']:>6,} hands   std raw {r['raw_std']:>8,.0f}  AIVAT {r['aivat_std']:>7,.0f} mbb   "
@@ -93,9 +113,13 @@ def main() -> None:
         for kinds in LEDUC_PAIRS:
             measured = measure("leduc.limit.2p", kinds, args.leduc_hands, args.seed, known=known)
             show(f"    {kinds[0]} vs {kinds[1]}, {how}", measured)
+    mirrored = measure_mirrored("leduc.limit.2p", ("random", "raise"), args.leduc_hands, args.seed)
+    print(f"    random vs raise, decision logs, with the mirrored match: std-dev cut per hand played: {mirrored}")
     print("(b) heads-up no-limit hold'em (holdem.nolimit.2p), both decision logs, default value function")
     measured = measure("holdem.nolimit.2p", ("random", "call"), args.nolimit_hands, args.seed, known=False)
     show("    random vs call, decision logs", measured)
+    mirrored = measure_mirrored("holdem.nolimit.2p", ("random", "call"), args.nolimit_hands, args.seed)
+    print(f"    random vs call, decision logs, with the mirrored match: std-dev cut per hand played: {mirrored}")
 
 
 if __name__ == "__main__":
