@@ -185,11 +185,15 @@ def rank_range(board: list[int] | np.ndarray, tables: EvalTables | None = None) 
 
 def fast_rank_hand(cards: list[int] | tuple[int, ...]) -> int:
     """:func:`protocol.handrank.rank_hand` through the tables (1 to 7 distinct cards of 52)."""
-    array = np.asarray(cards, dtype=np.int64)
-    if not 1 <= array.size <= 7:
-        raise ValueError(f"can rank 1 to 7 cards, got {array.size}")
-    _check_cards(array[None, :])
-    return int(fast_rank(eval_tables(), array, array.size))
+    # Checked in plain Python: numpy's per-call overhead dominates for one hand.
+    n = len(cards)
+    if not 1 <= n <= 7:
+        raise ValueError(f"can rank 1 to 7 cards, got {n}")
+    if min(cards) < 0 or max(cards) >= NUM_CARDS:
+        raise ValueError(f"cards must be integers 0..{NUM_CARDS - 1}")
+    if len(set(cards)) != n:
+        raise ValueError("a hand holds the same card twice")
+    return int(fast_rank(eval_tables(), np.array(cards, dtype=np.int64), n))
 
 
 @njit(cache=True)
@@ -375,17 +379,19 @@ def _save_cached(path: Path, tables: EvalTables) -> None:
     os.replace(tmp, path)
 
 
-_loaded: dict[Path, EvalTables] = {}
+# Keyed by the cache-directory setting, so the hot path builds no Path.
+_loaded: dict[str, EvalTables] = {}
 
 
 def eval_tables() -> EvalTables:
     """The tables: from memory, else from the disk cache, else built and cached."""
-    path = cache_path()
-    tables = _loaded.get(path)
+    key = os.environ.get("ACPC_CACHE_DIR") or ""
+    tables = _loaded.get(key)
     if tables is None:
+        path = cache_path()
         tables = _load_cached(path)
         if tables is None:
             tables = build_tables()
             _save_cached(path, tables)
-        _loaded[path] = tables
+        _loaded[key] = tables
     return tables
