@@ -7,6 +7,7 @@ of that may crash the dealer or make it hold unbounded data.
 from __future__ import annotations
 
 import socket
+import struct
 import time
 
 #: Longer lines are consumed and reported as one bad line, never buffered whole.
@@ -22,12 +23,27 @@ class PeerTimeout(Exception):
 
 
 class LineReader:
-    """Buffered line reader over a socket; lines are returned without ``\\r\\n``."""
+    """Buffered line reader over a socket; lines are returned without ``\r\n``.
+
+    Waits use the kernel's receive timeout (``SO_RCVTIMEO``), set only when it
+    changes, so a read is one system call rather than Python's poll-then-recv.
+    """
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
+        sock.setblocking(True)
         self._buffer = bytearray()
         self._discarding = False  # inside an overlong line, dropping bytes until its end
+        self._kernel_timeout: float | None = None
+
+    def _set_timeout(self, seconds: float | None) -> None:
+        # Round to milliseconds so a deadline that barely moved needs no new setsockopt.
+        wanted = None if seconds is None else max(round(seconds, 3), 0.001)
+        if wanted != self._kernel_timeout:
+            whole = 0 if wanted is None else int(wanted)
+            micros = 0 if wanted is None else int((wanted - whole) * 1e6)
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", whole, micros))
+            self._kernel_timeout = wanted
 
     def readline(self, timeout: float | None) -> str:
         """The next line, decoded leniently (undecodable bytes become U+FFFD).
@@ -39,6 +55,7 @@ class LineReader:
             PeerClosed: if the peer closes first.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        self._set_timeout(timeout)  # usually unchanged: no system call
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -56,19 +73,19 @@ class LineReader:
                     self._buffer.clear()
                     self._discarding = True
                     return raw.decode("utf-8", errors="replace")
-            if deadline is None:
-                self._sock.settimeout(None)
-            else:
+            try:
+                chunk = self._sock.recv(65536)
+            except (BlockingIOError, TimeoutError, InterruptedError):
+                chunk = None  # the kernel timeout fired (or a signal): check the deadline
+            except OSError:
+                raise PeerClosed() from None
+            if chunk == b"":
+                raise PeerClosed()
+            if chunk:
+                self._buffer += chunk
+            if deadline is not None and (chunk is None or b"\n" not in chunk):
+                # Waiting again: only for what is left of this line's deadline.
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise PeerTimeout()
-                self._sock.settimeout(remaining)
-            try:
-                chunk = self._sock.recv(65536)
-            except socket.timeout:
-                raise PeerTimeout() from None
-            except OSError:
-                raise PeerClosed() from None
-            if not chunk:
-                raise PeerClosed()
-            self._buffer += chunk
+                self._set_timeout(remaining)
