@@ -48,8 +48,8 @@ from dealer.decisions import Decision, read_decision_log
 from dealer.matchlog import EvaluationError, MatchLog
 from protocol.cards import deck
 from protocol.errors import ProtocolError
+from protocol.fasteval import EvalTables, eval_tables, rank_of_sums
 from protocol.gamedef import GameDef
-from protocol.handrank import rank_cards
 from protocol.rules import (
     Action,
     ActionType,
@@ -65,6 +65,8 @@ KINDS = ("deal", "board", "action", "imaginary")
 DEAL, BOARD, ACTION, IMAGINARY = range(4)
 #: The outcome patterns of a showdown are counted in ``N**N`` bins.
 MAX_PLAYERS = 6
+#: The evaluator ranks 1 to 7 cards.
+MAX_HAND_CARDS = 7
 _PROBABILITY_TOLERANCE = 1e-6
 
 
@@ -127,6 +129,8 @@ class CheckDownValue(ValueFunction):
     def __init__(self, game: GameDef) -> None:
         if game.num_players > MAX_PLAYERS:
             raise AivatError(f"the default AIVAT value function handles up to {MAX_PLAYERS} players")
+        if game.num_hole_cards + game.total_board_cards > MAX_HAND_CARDS:
+            raise AivatError(f"the default AIVAT value function ranks hands of at most {MAX_HAND_CARDS} cards")
         self.game = game
         self._deck = tuple(deck(game))
 
@@ -195,7 +199,8 @@ def _outcome_counts(full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ..
     seen = set(board).union(*holes)
     rest = np.array([c for c in full_deck if c not in seen], dtype=np.int64)
     combos = _combinations(len(rest), total_board - len(board))
-    return _count_patterns(np.array(holes, dtype=np.int64), np.array(board, dtype=np.int64), rest, combos)
+    holes_array, board_array = np.array(holes, dtype=np.int64), np.array(board, dtype=np.int64)
+    return _count_patterns(eval_tables(), holes_array, board_array, rest, combos)
 
 
 @lru_cache(maxsize=16)
@@ -224,30 +229,43 @@ def _combinations_kernel(n: int, r: int, count: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _count_patterns(holes: np.ndarray, board: np.ndarray, rest: np.ndarray, combos: np.ndarray) -> np.ndarray:
+def _count_patterns(
+    tables: EvalTables, holes: np.ndarray, board: np.ndarray, rest: np.ndarray, combos: np.ndarray
+) -> np.ndarray:
     """Count showdown patterns over every completion of the board.
 
-    holes: ``int64[N, H]`` hole cards by position; board: ``int64[B]`` dealt board;
-    rest: ``int64[R]`` unseen cards; combos: ``uint8[M, r]`` indices into ``rest``
-    completing the board.  A pattern is ``Σ_p level_p · N**p`` where ``level_p`` is
-    the number of distinct hand ranks above position p's.  Returns ``int64[N**N]``.
+    tables: :mod:`protocol.fasteval`'s evaluator (the ranks of
+    :func:`protocol.handrank.rank_cards`, from summed card keys); holes: ``int64[N, H]``
+    hole cards by position; board: ``int64[B]`` dealt board; rest: ``int64[R]`` unseen
+    cards; combos: ``uint8[M, r]`` indices into ``rest`` completing the board.  A
+    pattern is ``Σ_p level_p · N**p`` where ``level_p`` is the number of distinct hand
+    ranks above position p's.  Returns ``int64[N**N]``.
     """
     n_players, n_hole = holes.shape
     n_combos, n_more = combos.shape
-    n_board = board.shape[0]
-    n_cards = n_hole + n_board + n_more
     counts = np.zeros(n_players**n_players, np.int64)
-    cards = np.empty(n_cards, np.int64)
     ranks = np.empty(n_players, np.int64)
-    for j in range(n_board):
-        cards[n_hole + j] = board[j]
+    # Hand keys add up, so each completed board is summed once and shared by every hand.
+    hole_key = np.zeros(n_players, np.int64)
+    hole_bits = np.zeros(n_players, np.int64)
+    for p in range(n_players):
+        for j in range(n_hole):
+            hole_key[p] += tables.card_key[holes[p, j]]
+            hole_bits[p] |= tables.card_bit[holes[p, j]]
+    dealt_key = 0
+    dealt_bits = 0
+    for c in board:
+        dealt_key += tables.card_key[c]
+        dealt_bits |= tables.card_bit[c]
     for i in range(n_combos):
+        key = dealt_key
+        bits = dealt_bits
         for j in range(n_more):
-            cards[n_hole + n_board + j] = rest[combos[i, j]]
+            c = rest[combos[i, j]]
+            key += tables.card_key[c]
+            bits |= tables.card_bit[c]
         for p in range(n_players):
-            for j in range(n_hole):
-                cards[j] = holes[p, j]
-            ranks[p] = rank_cards(cards, n_cards)
+            ranks[p] = rank_of_sums(tables, key + hole_key[p], bits | hole_bits[p])
         code = 0
         scale = 1
         for p in range(n_players):
