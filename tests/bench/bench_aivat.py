@@ -105,7 +105,7 @@ def show(label: str, r: dict[str, float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leduc-hands", type=int, default=10000)
-    parser.add_argument("--nolimit-hands", type=int, default=600)
+    parser.add_argument("--nolimit-hands", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print("(a) limit Leduc (leduc.limit.2p), default value function; figures for the first seat")
