@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dealer.dealing import Dealer
-from dealer.lines import LineReader, PeerClosed, PeerTimeout
+from protocol.lines import LineReader, PeerClosed, PeerTimeout
 from protocol.errors import IllegalActionError, WireFormatError
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, State, initial_state, with_cards
@@ -73,7 +73,8 @@ class _Seat:
         self.index = index
         self.name = name
         self.sock = sock
-        self.reader = LineReader(sock)
+        # Spinning briefly before blocking cuts the wake-up latency of each reply.
+        self.reader = LineReader(sock, spin=0.0002)
         self.used_hand = 0.0
         self.used_match = 0.0
         self.held = b""  # bytes queued to go out with the next line

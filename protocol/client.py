@@ -19,6 +19,7 @@ import structlog
 
 from protocol.errors import WireFormatError
 from protocol.gamedef import GameDef
+from protocol.lines import LineReader, PeerClosed
 from protocol.rules import Action
 from protocol.wire import VERSION_LINE, MatchState, MatchStateReader, format_reply
 
@@ -31,7 +32,7 @@ class Connection:
     def __init__(self, sock: socket.socket, game: GameDef) -> None:
         self.game = game
         self._sock = sock
-        self._reader = sock.makefile("rb")
+        self._reader = LineReader(sock)
         self._last: tuple[MatchState, str] | None = None
         self._parser = MatchStateReader(game)
 
@@ -64,13 +65,9 @@ class Connection:
         """
         while True:
             try:
-                raw = self._reader.readline()
-            except OSError as exc:
-                log.warning("connection to dealer lost", error=str(exc))
+                line = self._reader.readline(None)
+            except PeerClosed:
                 return
-            if not raw:
-                return
-            line = raw.decode("ascii", errors="replace").rstrip("\r\n")
             if not line or line[0] in "#;":
                 continue
             try:
@@ -90,10 +87,7 @@ class Connection:
         self.send_line(format_reply(line, action))
 
     def close(self) -> None:
-        try:
-            self._reader.close()
-        finally:
-            self._sock.close()
+        self._sock.close()
 
     def __enter__(self) -> Connection:
         return self

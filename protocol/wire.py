@@ -187,6 +187,8 @@ class MatchStateReader:
         self._hand = -1
         self._betting = ""
         self._state: State | None = None
+        self._cards_key: tuple[str, int] | None = None
+        self._cards: tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] = ((), ())
 
     def parse(self, line: str) -> MatchState:
         header = _HEADER_RE.match(line)
@@ -210,10 +212,15 @@ class MatchStateReader:
         else:
             state, pos = _read_betting(line, start, initial_state(self.game, hand))
         self._hand, self._betting, self._state = hand, betting, state
-        state, pos = _read_cards_section(line, pos, state)
-        if pos != len(line):
-            raise WireFormatError(f"unexpected text {line[pos:]!r} after the match state")
-        return MatchState(position, state)
+        # The cards change only with the round and at the end: reuse the last parse.
+        key = (line[pos:], state.round)
+        if key == self._cards_key:
+            return MatchState(position, with_cards(state, *self._cards))
+        carded, end = _read_cards_section(line, pos, state)
+        if end != len(line):
+            raise WireFormatError(f"unexpected text {line[end:]!r} after the match state")
+        self._cards_key, self._cards = key, (carded.hole_cards, carded.board)
+        return MatchState(position, carded)
 
 
 _CARD_TEXT = [card_str(c) for c in range(52)]

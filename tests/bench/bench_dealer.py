@@ -81,7 +81,9 @@ while True:
             if acting:
                 reader.readline()
     elapsed = time.perf_counter() - started
+    reader.close()  # the socket stays open while its file object does
     conn.close()
+    server.close()
     child.wait()
     return hands / elapsed
 
