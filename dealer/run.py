@@ -124,7 +124,7 @@ class _Progress:
         self.last_print = 0.0
 
     def update(self, done: int, final: bool = False) -> None:
-        if not self.enabled:
+        if not self.enabled or (done == 0 and not self.tty):
             return
         now = time.monotonic()
         if not final and now - self.last_print < (0.2 if self.tty else 10.0):
