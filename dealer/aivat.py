@@ -46,7 +46,7 @@ from numba import njit
 from dealer.bots import Policy
 from dealer.decisions import Decision, read_decision_log
 from dealer.matchlog import EvaluationError, MatchLog
-from protocol.cards import deck
+from protocol.cards import deck, next_combination
 from protocol.errors import ProtocolError
 from protocol.fasteval import EvalTables, eval_tables, rank_of_sums
 from protocol.gamedef import GameDef
@@ -216,15 +216,8 @@ def _combinations_kernel(n: int, r: int, count: int) -> np.ndarray:
     for row in range(count):
         for j in range(r):
             out[row, j] = index[j]
-        # Advance to the next combination: bump the last index that can move.
-        j = r - 1
-        while j >= 0 and index[j] == n - r + j:
-            j -= 1
-        if j < 0:
+        if not next_combination(index, n):
             break
-        index[j] += 1
-        for k in range(j + 1, r):
-            index[k] = index[k - 1] + 1
     return out
 
 

@@ -33,6 +33,7 @@ from precompute.equity import cluster_equities, runout_histograms
 from precompute.isomorphism import WORK_SIZE, HandIndexer, IndexerTables, index_hand
 from precompute.kmeans import kmeans, nearest_centers
 from precompute.progress import Progress
+from protocol.cards import next_combination
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, EvalTables, eval_tables
 from protocol.gamedef import GameDef
 from solver.artifacts import ArtifactError, load_artifact, save_artifact
@@ -138,14 +139,8 @@ def _combinations(k: int) -> np.ndarray:
     idx = np.arange(k)
     for row in range(count):
         out[row] = idx
-        i = k - 1
-        while i >= 0 and idx[i] == 52 - k + i:
-            i -= 1
-        if i < 0:
+        if not next_combination(idx, 52):
             break
-        idx[i] += 1
-        for j in range(i + 1, k):
-            idx[j] = idx[j - 1] + 1
     return out
 
 

@@ -7,7 +7,7 @@ import pytest
 from numba import njit
 
 from protocol import fasteval
-from protocol.cards import parse_cards
+from protocol.cards import next_combination, parse_cards
 from protocol.fasteval import (
     HOLE_PAIRS,
     EvalTables,
@@ -50,15 +50,8 @@ def _all_hands_compared(t: EvalTables, n: int) -> tuple[int, int, np.ndarray]:
             bad += 1
         seen[r] = True
         total += 1
-        # Next combination in lexicographic order.
-        i = n - 1
-        while i >= 0 and idx[i] == 52 - n + i:
-            i -= 1
-        if i < 0:
+        if not next_combination(idx, 52):
             break
-        idx[i] += 1
-        for j in range(i + 1, n):
-            idx[j] = idx[j - 1] + 1
     return total, bad, np.nonzero(seen)[0]
 
 
