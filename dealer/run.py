@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.bots import POLICIES
-from protocol.gamedef import GameDef, load_game
+from protocol.gamedef import load_game
 
 EPILOG = """examples:
   dealer run                                   # random vs call, heads-up no-limit, 1000 hands
@@ -180,7 +180,7 @@ def _tail(path: Path, lines: int) -> str:
 
 
 def play_match(
-    order: list[Seat], *, match: str, game_arg: str, game: GameDef, hands: int, seed: int, out: Path,
+    order: list[Seat], *, match: str, game_arg: str, hands: int, seed: int, out: Path,
     t_response: int, t_per_hand: int, start_timeout: int, progress: bool,
 ) -> Path:  # fmt: skip
     """Play one match; returns its log path.  Raises RunFailed naming the culprit."""
@@ -277,7 +277,7 @@ def run_command(args: argparse.Namespace) -> int:
         try:
             logs.append(
                 play_match(
-                    order, match=match, game_arg=args.game, game=game, hands=args.hands, seed=seed, out=out,
+                    order, match=match, game_arg=args.game, hands=args.hands, seed=seed, out=out,
                     t_response=args.t_response, t_per_hand=args.t_per_hand, start_timeout=args.start_timeout,
                     progress=not args.quiet,
                 )  # fmt: skip
