@@ -27,7 +27,7 @@ def play(
     policy = POLICIES[kind]
     rng = np.random.default_rng(seed)
     writer = (
-        DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game) if decision_log is not None else None
+        DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game, policy=kind) if decision_log is not None else None
     )
     decisions = 0
     try:

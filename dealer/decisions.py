@@ -5,7 +5,8 @@ loses nothing already decided.  The first record is a header; every other record
 is one decision:
 
 ``header``   ``{"type": "header", "format": "acpc-decisions", "version": 1,
-               "seat": <name>, "match": <match name>, "game": <.game text>}``
+               "seat": <name>, "match": <match name>, "game": <.game text>,
+               "policy": <baseline name> | None}``
 
 ``decision`` ``{"type": "decision", "match": str, "hand": int, "position": int,
                "state": <the MATCHSTATE line acted on>,
@@ -18,6 +19,11 @@ no-limit) with the probability each had.  ``uniform_raise`` is the compact form 
 "a raise-to amount drawn uniformly from the integers low..high", carrying that total
 probability; it may be combined with ``probs`` (whose raises then lie outside that
 range).  All probabilities together sum to 1.
+
+``policy`` is optional: a seat that plays one of the baseline policies of
+:mod:`dealer.bots` in full (``random``, ``call``, ...) names it, so an evaluator
+knows what it would have done at any node and with any cards, not just the
+distributions it logged.  Readers of version 1 files without it lose nothing.
 """
 
 from __future__ import annotations
@@ -60,14 +66,15 @@ class Decision:
 class DecisionLogWriter:
     """Appends decisions to a log, flushing each one."""
 
-    def __init__(self, path: str | Path, *, seat: str, match: str, game: GameDef) -> None:
+    def __init__(self, path: str | Path, *, seat: str, match: str, game: GameDef, policy: str | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.match = match
         self._file: BinaryIO = open(self.path, "ab")
         if self._file.tell() == 0:
             self._write(
-                {"type": "header", "format": FORMAT, "version": VERSION, "seat": seat, "match": match, "game": format_gamedef(game)}
+                {"type": "header", "format": FORMAT, "version": VERSION, "seat": seat, "match": match, "game": format_gamedef(game),
+                 "policy": policy}
             )
 
     def _write(self, record: dict) -> None:
