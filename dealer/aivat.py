@@ -23,7 +23,13 @@ Imaginary observations (``imaginary``): when a seat's whole strategy is known (w
 it would do holding any cards, e.g. a baseline bot), the corrected value is averaged
 over every private hand it could have held on the observed line, weighted by its
 own probability of that line.  A decision log alone cannot give this, since it
-records σ for the cards actually held; so with decision logs only, this kind is 0.
+records σ for the cards actually held; so with decision logs only, this kind is 0,
+unless the log's header names the baseline policy the seat plays
+(:func:`declared_strategies`).  When every seat's strategy is known and ignores its
+own cards (:data:`dealer.bots.CARD_INDEPENDENT`), every private deal is equally
+likely on every line, so the average is taken in closed form: the hand is replayed
+with the hole cards hidden and ṽ averages over them (see :class:`ValueFunction`).
+That is exact and costs one replay, however big the deck.
 
 The default value function, :class:`CheckDownValue`, needs no training, so it can
 never be fitted to the data it evaluates; any other :class:`ValueFunction` (a
@@ -35,7 +41,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations, pairwise
 from pathlib import Path
@@ -43,7 +49,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from dealer.bots import Policy
+from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
 from dealer.decisions import Decision, read_decision_log
 from dealer.matchlog import EvaluationError, MatchLog
 from protocol.cards import deck, next_combination
@@ -85,6 +91,10 @@ class ValueFunction(ABC):
     between a round's last action and its cards, ``state.round`` is already the new
     round while ``board`` still lacks its cards.  Implementations must be fixed
     before the data they evaluate is seen.
+
+    Hidden hands: after the deal, a position with no hole cards holds cards nobody
+    knows, uniform over the unseen ones; ṽ is then the mean over them.  A value
+    function that cannot average over hidden hands raises :class:`AivatError`.
     """
 
     @abstractmethod
@@ -96,7 +106,8 @@ class ValueFunction(ABC):
         """Mean of ṽ over the next cards dealt at ``state``, shape ``(num_players,)``.
 
         With no hole cards yet, the next cards are the deal (hole cards and the first
-        round's board cards); otherwise the board cards of the first round lacking them.
+        round's board cards, every hand hidden if the hand is replayed hidden);
+        otherwise the board cards of the first round lacking them.
         """
 
     def raise_mean(self, state: State, low: int, high: int) -> np.ndarray:
@@ -117,13 +128,18 @@ class CheckDownValue(ValueFunction):
     completion of the board from the cards not yet seen (folded hands are dead cards).
     At the end of a hand it is exactly what the hand paid.
 
+    Hidden hands: when every player still in holds a hidden hand, their hands are
+    exchangeable, so each pot is on average split evenly among the players eligible
+    for it, exactly as if all of them tied; ṽ is that split, whatever the board.  A
+    mix of hidden and known hands among the players still in is refused.
+
     Why this is cheap and exact at chance nodes: dealing a card changes neither the
     chips in nor who is in, and an exact average over completions is a martingale, so
-    the mean of ṽ over the next board cards is ṽ before them.  At the deal the mean is
-    zero for everyone: positions are exchangeable under a uniform deal, so in every
-    side pot each eligible player wins on average its own contribution to it.
-    Between kinks at the other players' stacks and bets, ṽ is linear in a raise's
-    size, so the mean over a uniform range of sizes is ṽ at a few averaged sizes.
+    the mean of ṽ over the next board cards is ṽ before them.  Before the deal every
+    hand is hidden, and the mean over the deal is that even split (zero once the
+    blinds are called): positions are exchangeable under a uniform deal.  Between
+    kinks at the other players' stacks and bets, ṽ is linear in a raise's size, so
+    the mean over a uniform range of sizes is ṽ at a few averaged sizes.
     """
 
     def __init__(self, game: GameDef) -> None:
@@ -139,10 +155,8 @@ class CheckDownValue(ValueFunction):
         return self._showdown(states, spent)
 
     def chance_mean(self, state: State) -> np.ndarray:
-        if not any(state.hole_cards):
-            if any(state.folded):
-                raise AivatError("the deal cannot follow a fold")
-            return np.zeros(self.game.num_players)
+        # Known hands: the exact average over completions is a martingale.  Hidden ones
+        # (before the deal, all are) split evenly whatever comes.  Either way: ṽ now.
         return self.values([state])[0]
 
     def raise_mean(self, state: State, low: int, high: int) -> np.ndarray:
@@ -177,8 +191,9 @@ class CheckDownValue(ValueFunction):
             groups.setdefault((s.hole_cards, s.board), []).append(i)
         for (holes, board), rows in groups.items():
             folded = np.array([states[i].folded for i in rows], dtype=np.bool_)
-            if (folded.sum(axis=1) >= self.game.num_players - 1).all():
-                # A sole survivor's winnings do not depend on the cards: skip the board.
+            if (folded.sum(axis=1) >= self.game.num_players - 1).all() or all(_all_in_hidden(states[i]) for i in rows):
+                # A sole survivor's winnings do not depend on the cards, and hidden
+                # hands split every pot evenly on average: pattern 0, all tied.
                 counts = _ONE_PATTERN
             else:
                 counts = _outcome_counts(self._deck, holes, board, self.game.total_board_cards)
@@ -190,12 +205,17 @@ class CheckDownValue(ValueFunction):
 _ONE_PATTERN = np.ones(1, np.int64)
 
 
+def _all_in_hidden(state: State) -> bool:
+    """Whether every player still in holds a hidden hand (no hole cards)."""
+    return not any(h for h, f in zip(state.hole_cards, state.folded) if not f)
+
+
 # Mirrored matches deal the same cards: a big cache lets the second replay reuse them.
 @lru_cache(maxsize=1 << 16)
 def _outcome_counts(full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], total_board: int) -> np.ndarray:
     """How often each showdown pattern occurs over all completions of ``board`` (see kernel)."""
     if not all(holes):
-        raise AivatError("a value needs every player's hole cards")
+        raise AivatError("the default value function needs every hand, or every hand still in hidden")
     seen = set(board).union(*holes)
     rest = np.array([c for c in full_deck if c not in seen], dtype=np.int64)
     combos = _combinations(len(rest), total_board - len(board))
@@ -350,13 +370,22 @@ def _expected_payoffs(counts: np.ndarray, spent: np.ndarray, folded: np.ndarray)
 
 @dataclass(frozen=True, slots=True)
 class DecisionIndex:
-    """Decisions by ``(match, hand, position)``, in the order they were made, and who made them."""
+    """Decisions by ``(match, hand, position)``, in the order they were made, and who made them.
+
+    ``policies``: by ``(match, seat)``, the baseline policy (a :data:`dealer.bots.POLICIES`
+    name) a seat declared it plays in that match.
+    """
 
     by_node: Mapping[tuple[str, int, int], tuple[str, tuple[Decision, ...]]]
     files: tuple[Path, ...] = ()
+    policies: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     @staticmethod
-    def of(records: Iterable[tuple[str, Decision]], files: Sequence[Path] = ()) -> DecisionIndex:
+    def of(
+        records: Iterable[tuple[str, Decision]],
+        files: Sequence[Path] = (),
+        policies: Mapping[tuple[str, str], str] | None = None,
+    ) -> DecisionIndex:
         """Index ``(seat, decision)`` pairs."""
         grouped: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
         for seat, d in records:
@@ -365,7 +394,7 @@ class DecisionIndex:
             if owner != seat:
                 raise AivatError(f"both {owner} and {seat} logged decisions for position {d.position} of hand {d.hand} of match {d.match}")
             found.append(d)
-        return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files))
+        return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files), dict(policies or {}))
 
 
 def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
@@ -375,14 +404,49 @@ def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
         AivatError: if a file is not a decision log.
     """
     records: list[tuple[str, Decision]] = []
+    policies: dict[tuple[str, str], str] = {}
     files = sorted(paths)
     for path in files:
         try:
             header, decisions = read_decision_log(path)
-            records.extend((header["seat"], d) for d in decisions)
+            seat, policy = header["seat"], header.get("policy")
+            if policy is not None:
+                if policy not in POLICIES:
+                    raise ValueError(f"the header names policy {policy!r}, which is not a baseline ({', '.join(POLICIES)})")
+                key = (header["match"], seat)
+                if policies.setdefault(key, policy) != policy:
+                    raise ValueError(f"the header says {seat} plays {policy} in {key[0]}, another log says {policies[key]}")
+            records.extend((seat, d) for d in decisions)
         except (ValueError, KeyError) as exc:
             raise AivatError(f"{path}: {exc}") from None
-    return DecisionIndex.of(records, files)
+    return DecisionIndex.of(records, files, policies)
+
+
+def declared_strategies(match: MatchLog, decisions: DecisionIndex, max_private_deals: int = 200) -> tuple[dict[str, Policy], str | None]:
+    """The whole strategies ``match``'s seats declared in their decision logs, if usable.
+
+    Usable for imaginary observations when every seat declared a card-independent
+    policy (closed form), or when averaging over the declaring seats' private cards
+    takes at most ``max_private_deals`` replays per hand.  Returns the strategies
+    (empty if unusable) and, when some were declared but cannot be used, a note.
+    """
+    declared = {seat: decisions.policies.get((match.name, seat)) for seat in match.seats}
+    named = {seat: POLICIES[name] for seat, name in declared.items() if name is not None}
+    if not named:
+        return {}, None
+    game = match.game
+    if len(named) == len(match.seats) and all(p in CARD_INDEPENDENT for p in named.values()):
+        return named, None
+    pool = game.num_suits * game.num_ranks - game.num_hole_cards * (len(match.seats) - len(named))
+    deals = 1
+    for k in range(len(named)):
+        deals *= math.comb(pool - k * game.num_hole_cards, game.num_hole_cards)
+    if deals <= max_private_deals:
+        return named, None
+    return {}, (
+        f"{match.name}: the policies declared by {', '.join(sorted(named))} are used only as decision logs: averaging "
+        f"over their private cards would take {deals:,} replays per hand unless every seat declares a baseline policy"
+    )
 
 
 # --- the estimator ------------------------------------------------------------------
@@ -485,13 +549,15 @@ class MatchAivat:
 
     ``raw``: ``float64[H, S]`` chips won per hand; ``corrections``: ``float64[H, 4, S]``
     by kind (:data:`KINDS`); ``aivat = raw + corrections.sum(axis=1)``.
-    ``decisions``: decisions corrected per seat.
+    ``decisions``: decisions corrected per seat; ``strategies``: the seats whose whole
+    strategy was used (imaginary observations), with the baseline's name if it is one.
     """
 
     seats: tuple[str, ...]
     raw: np.ndarray
     corrections: np.ndarray
     decisions: dict[str, int]
+    strategies: dict[str, str] = field(default_factory=dict)
 
     @property
     def aivat(self) -> np.ndarray:
@@ -539,13 +605,18 @@ def evaluate_match(
                     )
                 logged[position] = entry[1]
         known = {p: strategies[name] for p, name in enumerate(hand.names) if name in strategies}
+        for p in known:
+            entry = index.get((match.name, hand.state.hand_number, p))
+            if entry is not None and entry[0] == hand.names[p]:
+                _check_declared(hand, p, entry[1], known[p])
         by_position, used = _imagined(hand, logged, known, value, max_private_deals)
         order = [hand.names.index(s) for s in seats]
         raw[i] = np.asarray(hand.values)[order]
         corrections[i] = by_position[:, order]
         for position, n in used.items():
             counts[hand.names[position]] += n
-    return MatchAivat(seats, raw, corrections, counts)
+    used_strategies = {s: policy_name(p) or "a known strategy" for s, p in strategies.items() if s in seats}
+    return MatchAivat(seats, raw, corrections, counts, used_strategies)
 
 
 def _imagined(
@@ -566,6 +637,14 @@ def _imagined(
     final = hand.state
     game = final.game
     out = np.zeros((len(KINDS), game.num_players))
+    if len(known) == game.num_players and all(p in CARD_INDEPENDENT for p in known.values()):
+        # Every private deal is equally likely on this line: replay it with every hand
+        # hidden, and ṽ averages over them (ValueFunction, "hidden hands").
+        hidden = with_cards(final, ((),) * game.num_players, final.board)
+        sigmas = {p: policy_sigma(policy) for p, policy in known.items()}
+        out[:IMAGINARY], used, _ = hand_corrections(LoggedHand(hidden, (), hand.names), sigmas, value)
+        out[IMAGINARY] = value.values([hidden])[0] - np.asarray(hand.values)
+        return out, used
     deals = _private_deals(final, sorted(known))
     if len(deals) > max_deals:
         raise AivatError(
@@ -590,6 +669,33 @@ def _imagined(
     out /= total
     out[IMAGINARY] = outcome / total - np.asarray(hand.values)
     return out, used
+
+
+def _check_declared(hand: LoggedHand, position: int, decisions: Sequence[Decision], policy: Policy) -> None:
+    """Refuse a decision log whose σ is not that of the policy its header declares."""
+    logged = LoggedSigma(decisions)
+    state = initial_state(hand.state.game, hand.state.hand_number, hand.state.hole_cards, hand.state.board)
+    for action in (a for round_actions in hand.state.actions for a in round_actions):
+        if state.current_player == position and logged.left:
+            sigma = logged(state, action)
+            dist = policy(state)
+            if sigma is None or not _same_sigma(sigma, played(state, dist.probs, dist.uniform_raise)):
+                raise AivatError(
+                    f"hand {state.hand_number}, position {position}: the decision log does not play the policy its header declares"
+                )
+        state = state.apply(action)
+
+
+def _same_sigma(a: Played, b: Played) -> bool:
+    """Whether two σ agree to within the probability tolerance."""
+    if a.discrete.keys() != b.discrete.keys() or (a.uniform is None) != (b.uniform is None):
+        return False
+    masses = [(p, b.discrete[k]) for k, p in a.discrete.items()]
+    if a.uniform is not None and b.uniform is not None:
+        if a.uniform[1:] != b.uniform[1:]:
+            return False
+        masses.append((a.uniform[0], b.uniform[0]))
+    return all(abs(x - y) <= _PROBABILITY_TOLERANCE for x, y in masses)
 
 
 def _private_deals(final: State, positions: Sequence[int]) -> list[tuple[tuple[int, ...], ...]]:

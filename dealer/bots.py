@@ -108,3 +108,12 @@ POLICIES: dict[str, Policy] = {
     "allin": allin_policy,
     "fold": fold_policy,
 }
+
+#: Policies whose distribution never depends on the acting seat's own cards (every
+#: baseline): AIVAT can average over such a seat's private cards in closed form.
+CARD_INDEPENDENT: frozenset[Policy] = frozenset(POLICIES.values())
+
+
+def policy_name(policy: Policy) -> str | None:
+    """The baseline name of ``policy``, or None if it is not a baseline."""
+    return next((name for name, p in POLICIES.items() if p is policy), None)

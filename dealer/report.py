@@ -24,6 +24,7 @@ from dealer.aivat import (
     KINDS,
     DecisionIndex,
     MatchAivat,
+    declared_strategies,
     evaluate_match,
     load_decision_logs,
 )
@@ -127,8 +128,14 @@ def report_match(
     logs = [read_match_log(p, game) for p in log_paths]
     files = sorted(decision_dir.rglob("*.dlog")) if decision_dir is not None and decision_dir.is_dir() else []
     index = load_decision_logs(files)
-    results = [evaluate_match(m, index) for m in logs]
-    report = _build(logs, results, index)
+    results, notes = [], []
+    for m in logs:
+        # Seats whose decision logs name the baseline they play: their whole strategy is
+        # known, so AIVAT may also average over their private cards.
+        strategies, note = declared_strategies(m, index)
+        notes += [note] if note else []
+        results.append(evaluate_match(m, index, strategies=strategies))
+    report = _build(logs, results, index, notes)
     _print(report, out)
     if json_path is not None:
         json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
@@ -146,9 +153,11 @@ def _lineups(logs: Sequence[MatchLog]) -> list[_Lineup]:
     ]
 
 
-def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: DecisionIndex) -> dict[str, Any]:
+def _build(
+    logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: DecisionIndex, notes: Sequence[str] = ()
+) -> dict[str, Any]:
     groups = duplicate_groups(logs)
-    notes = [n for m in logs for n in m.notes]
+    notes = [n for m in logs for n in m.notes] + list(notes)
     lineups = []
     for lineup in _lineups(logs):
         bb = lineup.game.big_blind
@@ -186,6 +195,7 @@ def _build(logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: Decis
                 if name != "raw"
             }
             r["decisions_corrected"] = sum(results[i].decisions.get(seat, 0) for i in lineup.members)
+            r["strategy_used"] = next((results[i].strategies[seat] for i in lineup.members if seat in results[i].strategies), None)
             r["aivat_corrections_total"] = {kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)}
             seats[seat] = r
         duplicate = values.get("duplicate")
@@ -278,6 +288,13 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             print("  AIVAT action corrections: " + ", ".join(f"{s} {n:,} decisions" for s, n in known.items()), file=out)
         else:
             print("  AIVAT action corrections: none (no decision logs); chance corrections only", file=out)
+        whole = {seat: r["strategy_used"] for seat, r in lineup["results"].items() if r["strategy_used"]}
+        if whole:
+            print(
+                "  AIVAT imaginary observations over the private cards of "
+                + ", ".join(f"{s} (declares {p})" for s, p in whole.items()),
+                file=out,
+            )
         # Two players' results mirror each other: one figure says it all.
         shown = lineup["seats"][:1] if len(lineup["seats"]) == 2 else lineup["seats"]
         for name in ESTIMATORS[1:]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from dealer.aivat import DecisionIndex
-from dealer.bots import Policy
+from dealer.bots import Policy, policy_name
 from dealer.dealing import Dealer
 from dealer.decisions import Decision, DecisionLogWriter
 from dealer.matchlog import HEADER_TAG, MatchLog
@@ -36,7 +36,8 @@ from protocol.wire import (
 
 @dataclass(frozen=True, slots=True)
 class SimulatedMatch:
-    """A played match: its hands and the decisions of the seats that log them."""
+    """A played match: its hands, the decisions of the seats that log them, and the
+    baseline policy each logging seat declares (when it plays one)."""
 
     name: str
     game: GameDef
@@ -44,6 +45,7 @@ class SimulatedMatch:
     seats: tuple[str, ...]
     hands: tuple[LoggedHand, ...]
     decisions: tuple[tuple[str, Decision], ...]
+    policies: dict[str, str]
 
     def match_log(self) -> MatchLog:
         """The match as :func:`dealer.matchlog.read_match_log` would return it."""
@@ -63,7 +65,7 @@ class SimulatedMatch:
         )
 
     def decision_index(self) -> DecisionIndex:
-        return DecisionIndex.of(self.decisions)
+        return DecisionIndex.of(self.decisions, policies={(self.name, s): p for s, p in self.policies.items()})
 
     def write(self, folder: Path) -> Path:
         """Write the match log, its game file and the decision logs; returns the log's path."""
@@ -79,8 +81,9 @@ class SimulatedMatch:
             for seat, d in self.decisions:
                 if seat not in writers:
                     writers[seat] = DecisionLogWriter(
-                        folder / "decisions" / f"{self.name}.{seat}.dlog", seat=seat, match=self.name, game=self.game
-                    )
+                        folder / "decisions" / f"{self.name}.{seat}.dlog", seat=seat, match=self.name, game=self.game,
+                        policy=self.policies.get(seat),
+                    )  # fmt: skip
                 writers[seat].record(
                     hand=d.hand, position=d.position, state=d.state, probs=list(d.probs), taken=d.taken,
                     uniform_raise=d.uniform_raise,
@@ -148,4 +151,5 @@ def simulate_match(
         shown = state.game.board_cards_through(state.round)
         final = state if len(board) == shown else with_cards(state, holes, board[:shown])
         played.append(LoggedHand(final, final.values(), tuple(names[i] for i in at)))
-    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions))
+    declared = {n: kind for n, policy in seats if n in logging and (kind := policy_name(policy)) is not None}
+    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions), declared)

@@ -4,7 +4,10 @@
 
 (a) limit Leduc, baseline bots: first with both decision logs only, then with both
 strategies known (which adds imaginary observations over the private cards); (b)
-heads-up no-limit hold'em, ``random`` vs ``call`` with both decision logs.  For one
+heads-up no-limit hold'em, ``random`` vs ``call`` with both decision logs: first using
+only the distributions they logged, then also the baseline policy their headers name
+(what ``dealer report`` does: imaginary observations in closed form), and ``random`` vs
+``random`` the same way, whose folds make the lines worth different amounts.  For one
 pair of each, also the mirrored match: duplicate pairing alone and with AIVAT.  For each: the
 standard deviation of raw chips and of AIVAT values per hand (mbb), the reduction
 with a bootstrap 95% interval, both means, and the hands each needs for a 95%
@@ -20,7 +23,7 @@ import time
 
 import numpy as np
 
-from dealer.aivat import evaluate_match
+from dealer.aivat import declared_strategies, evaluate_match
 from dealer.bots import POLICIES
 from dealer.simulate import simulate_match
 from dealer.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
@@ -40,12 +43,19 @@ def bootstrap_reduction(raw: np.ndarray, aivat: np.ndarray, seed: int, rounds: i
     return float(np.quantile(cuts, 0.025)), float(np.quantile(cuts, 0.975))
 
 
-def measure(game_name: str, kinds: tuple[str, str], hands: int, seed: int, *, known: bool) -> dict[str, float]:
+#: What the estimator knows of the seats: the distributions their decision logs give, also
+#: the policies those logs' headers declare (as ``dealer report`` uses them), or the strategies.
+SOURCES = ("logged", "declared", "known")
+
+
+def measure(game_name: str, kinds: tuple[str, str], hands: int, seed: int, *, source: str) -> dict[str, float]:
     game = load_game(game_name)
     seats = [(f"{kinds[0]}-A", POLICIES[kinds[0]]), (f"{kinds[1]}-B", POLICIES[kinds[1]])]
     sim = simulate_match(game, seats, hands, seed)
+    match, index = sim.match_log(), sim.decision_index()
+    strategies = {"logged": None, "declared": declared_strategies(match, index)[0], "known": dict(seats)}[source]
     started = time.perf_counter()
-    result = evaluate_match(sim.match_log(), sim.decision_index(), strategies=dict(seats) if known else None)
+    result = evaluate_match(match, index, strategies=strategies)
     seconds = time.perf_counter() - started
     scale = 1000 / game.big_blind
     raw, aivat = result.raw[:, 0] * scale, result.aivat[:, 0] * scale
@@ -109,17 +119,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print("(a) limit Leduc (leduc.limit.2p), default value function; figures for the first seat")
-    for known, how in ((False, "decision logs"), (True, "strategies known")):
+    for source, how in (("logged", "decision logs"), ("known", "strategies known")):
         for kinds in LEDUC_PAIRS:
-            measured = measure("leduc.limit.2p", kinds, args.leduc_hands, args.seed, known=known)
+            measured = measure("leduc.limit.2p", kinds, args.leduc_hands, args.seed, source=source)
             show(f"    {kinds[0]} vs {kinds[1]}, {how}", measured)
     mirrored = measure_mirrored("leduc.limit.2p", ("random", "raise"), args.leduc_hands, args.seed)
     print(f"    random vs raise, decision logs, with the mirrored match: std-dev cut per hand played: {mirrored}")
     print("(b) heads-up no-limit hold'em (holdem.nolimit.2p), both decision logs, default value function")
-    measured = measure("holdem.nolimit.2p", ("random", "call"), args.nolimit_hands, args.seed, known=False)
-    show("    random vs call, decision logs", measured)
+    for kinds, source, how in (
+        (("random", "call"), "logged", "logged σ only"),
+        (("random", "call"), "declared", "policies declared"),
+        (("random", "random"), "declared", "policies declared"),
+    ):
+        measured = measure("holdem.nolimit.2p", kinds, args.nolimit_hands, args.seed, source=source)
+        show(f"    {kinds[0]} vs {kinds[1]}, {how}", measured)
     mirrored = measure_mirrored("holdem.nolimit.2p", ("random", "call"), args.nolimit_hands, args.seed)
-    print(f"    random vs call, decision logs, with the mirrored match: std-dev cut per hand played: {mirrored}")
+    print(f"    random vs call, logged σ only, with the mirrored match: std-dev cut per hand played: {mirrored}")
 
 
 if __name__ == "__main__":

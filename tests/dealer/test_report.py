@@ -35,7 +35,8 @@ def _cli(argv: list[str]) -> int:
 def mirrored(tmp_path_factory):
     folder = tmp_path_factory.mktemp("run")
     game = load_game("leduc.limit.2p")
-    alice, bob = ("Alice", POLICIES["random"]), ("Bob", POLICIES["call"])
+    # Alice's logs name her baseline; Bob's strategy is his own (logged, never declared).
+    alice, bob = ("Alice", POLICIES["random"]), ("Bob", lambda state: POLICIES["call"](state))
     sims = [
         simulate_match(game, [alice, bob], 400, 9, name="match.1"),
         simulate_match(game, [bob, alice], 400, 9, name="match.2", logging=["Bob"]),
@@ -53,8 +54,13 @@ def test_report_table_and_json(mirrored, tmp_path):
     alice = lineup["results"]["Alice"]
     raw = np.concatenate([s.match_log().seat_values("Alice") for s in sims])
     assert alice["raw"] == pytest.approx({**summarize(raw, 1).as_dict(), "hands_needed_95": alice["raw"]["hands_needed_95"]})
+    # Alice declared her policy in match.1, so there AIVAT also averages over her cards.
     aivat = np.concatenate(
-        [evaluate_match(s.match_log(), s.decision_index()).aivat[:, s.seats.index("Alice")] for s in sims]
+        [
+            evaluate_match(s.match_log(), s.decision_index(), strategies={"Alice": POLICIES["random"]} if s.name == "match.1" else None)
+            .aivat[:, s.seats.index("Alice")]
+            for s in sims
+        ]
     )
     assert alice["aivat"]["mean"] == pytest.approx(aivat.mean()) and alice["aivat"]["hands"] == 800
     # Alice logged in match.1 only; Bob in both.
@@ -62,6 +68,8 @@ def test_report_table_and_json(mirrored, tmp_path):
     assert lineup["results"]["Bob"]["decisions_corrected"] == sum(1 for s in sims for seat, _ in s.decisions if seat == "Bob")
     text = out.getvalue()
     assert "Alice vs Bob" in text and "AIVAT cut the standard deviation by" in text
+    assert "imaginary observations over the private cards of Alice (declares random)" in text
+    assert alice["strategy_used"] == "random" and lineup["results"]["Bob"]["strategy_used"] is None
     for estimator in ("raw", "duplicate", "aivat", "aivat+duplicate"):
         assert f"Alice  {estimator} " in text
     # Every hand is paired here, so pairing moves no mean, only the spread.
