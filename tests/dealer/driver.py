@@ -6,6 +6,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,10 +85,8 @@ def replay_transcript(seats: list[ScriptedSeat], lines: list[str]) -> list[str]:
     return received
 
 
-def call_station(port: int, game_name: str, hands_before_quit: int | None = None) -> "threading.Thread":
+def call_station(port: int, game_name: str, hands_before_quit: int | None = None) -> threading.Thread:
     """A thread that checks/calls every decision on ``port``; optionally hangs up after some hands."""
-    import threading
-
     from protocol.client import Connection
     from protocol.gamedef import load_game
     from protocol.rules import CALL

@@ -12,11 +12,8 @@ from dealer.aivat import (
     BOARD,
     DEAL,
     IMAGINARY,
-    AivatError,
-    CheckDownValue,
     DecisionIndex,
     LoggedSigma,
-    ValueFunction,
     declared_strategies,
     evaluate_match,
     hand_corrections,
@@ -27,6 +24,7 @@ from dealer.bots import POLICIES
 from dealer.decisions import Decision, DecisionLogWriter
 from dealer.matchlog import read_match_log
 from dealer.simulate import simulate_match
+from dealer.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck, parse_cards
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, initial_state, raise_to, with_cards

@@ -16,6 +16,7 @@ def test_garbage_and_a_megabyte_line_are_warnings_not_crashes(tmp_path):
     dealer = start_dealer(tmp_path, "g", NL, 1, 5, ["A", "B"], "-q")
     a, b = ScriptedSeat(dealer.ports[0]), ScriptedSeat(dealer.ports[1])
     first_a, first_b = a.recv(), b.recv()
+    assert first_a.startswith("MATCHSTATE:0:0::")
     assert first_b.startswith("MATCHSTATE:1:0::|")  # seat 2 is the button in hand 0 and acts first
     b.send(b"\x00\xff\xfe garbage \x80")
     b.send(b"x" * 1_000_000)
@@ -52,7 +53,7 @@ def test_a_seat_that_disconnects_is_named(tmp_path):
     dealer = start_dealer(tmp_path, "dc", NL, 50, 5, ["Stays", "Leaves"], "-q")
     stays = call_station(dealer.ports[0], NL)
     call_station(dealer.ports[1], NL, hands_before_quit=7)
-    code, out, err = dealer.finish()
+    code, _, err = dealer.finish()
     stays.join(5)
     assert code == 1
     assert "seat 2 (Leaves) disconnected in hand 7" in err
