@@ -45,7 +45,9 @@ EPILOG = """examples:
   dealer report nolimit2p_s11.log --game holdem.nolimit.2p.reverse_blinds.game
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
-decision log; p(win) is a one-tailed t test that the seat's mean is above 0."""
+decision log; when every seat's log names the baseline policy it plays (dealer bot
+does), it also averages over the hands each could have held.  p(win) is a
+one-tailed t test that the seat's mean is above 0."""
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
