@@ -7,6 +7,7 @@ the dealer for its seats and by :mod:`protocol.client` for the dealer.
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import time
@@ -53,7 +54,10 @@ class LineReader:
 
         A bot's reply often comes within a few hundred microseconds, and waking from a
         blocking wait costs tens of them on a virtual machine; the dealer spins for
-        that reason.  Processes that share the cores with others should not.
+        that reason.  Each empty poll yields the core: the kernel tends to wake a
+        peer on the core of the process that woke it, and a spin that did not yield
+        would keep that peer waiting for the very reply being polled for.  Processes
+        that share the cores with others should not spin.
         """
         if not self._spin_seconds:
             return None
@@ -62,7 +66,7 @@ class LineReader:
             try:
                 return self._sock.recv(65536, socket.MSG_DONTWAIT)
             except BlockingIOError:
-                continue
+                os.sched_yield()
             except OSError:
                 return None
         return None
