@@ -29,24 +29,28 @@ log = structlog.get_logger("protocol.client")
 class Connection:
     """One seat's TCP connection to a dealer."""
 
-    def __init__(self, sock: socket.socket, game: GameDef) -> None:
+    def __init__(self, sock: socket.socket, game: GameDef, spin: float = 0.0) -> None:
         self.game = game
         self._sock = sock
-        self._reader = LineReader(sock)
+        self._reader = LineReader(sock, spin)
         self._last: tuple[MatchState, str] | None = None
         self._parser = MatchStateReader(game)
 
     @classmethod
-    def open(cls, host: str, port: int, game: GameDef, timeout: float | None = 30.0) -> Connection:
+    def open(
+        cls, host: str, port: int, game: GameDef, timeout: float | None = 30.0, spin: float = 0.0
+    ) -> Connection:
         """Connect to ``host:port`` and send the protocol version line.
 
         ``timeout`` bounds the connection attempt only; reads then block, because a
-        dealer may legitimately wait minutes for another seat.
+        dealer may legitimately wait minutes for another seat.  ``spin``: seconds to
+        poll for the next line before blocking (see :class:`~protocol.lines.LineReader`);
+        worth it only for a client that answers in microseconds.
         """
         sock = socket.create_connection((host, port), timeout=timeout)
         sock.settimeout(None)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn = cls(sock, game)
+        conn = cls(sock, game, spin)
         conn.send_line(VERSION_LINE)
         return conn
 

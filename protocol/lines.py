@@ -14,6 +14,10 @@ import time
 
 #: Longer lines are consumed and reported as one bad line, never buffered whole.
 MAX_LINE_BYTES = 65536
+#: A spin that takes longer than this (seconds) means the cores are contended ...
+SPIN_CONTENDED = 0.002
+#: ... and spinning then pauses for this long (seconds).
+SPIN_PAUSE = 1.0
 
 
 class PeerClosed(Exception):
@@ -39,6 +43,7 @@ class LineReader:
         self._buffer = bytearray()
         self._discarding = False  # inside an overlong line, dropping bytes until its end
         self._kernel_timeout: float | None = None
+        self._spin_paused_until = 0.0
 
     def _set_timeout(self, seconds: float | None) -> None:
         # Round to milliseconds so a deadline that barely moved needs no new setsockopt.
@@ -52,24 +57,32 @@ class LineReader:
     def _spin(self) -> bytes | None:
         """Poll without sleeping for a moment before blocking.
 
-        A bot's reply often comes within a few hundred microseconds, and waking from a
-        blocking wait costs tens of them on a virtual machine; the dealer spins for
-        that reason.  Each empty poll yields the core: the kernel tends to wake a
-        peer on the core of the process that woke it, and a spin that did not yield
-        would keep that peer waiting for the very reply being polled for.  Processes
-        that share the cores with others should not spin.
+        A fast peer's next line often comes within a few hundred microseconds, and
+        waking from a blocking wait costs tens of them on a virtual machine; the
+        dealer and the baseline bots spin for that reason.  Each empty poll yields
+        the core: the kernel tends to wake a peer on the core of the process that
+        woke it, and a spin that did not yield would keep that peer (or another
+        spinner) waiting for the very line being polled for.
         """
         if not self._spin_seconds:
             return None
-        end = time.perf_counter() + self._spin_seconds
-        while time.perf_counter() < end:
+        start = time.perf_counter()
+        if start < self._spin_paused_until:
+            return None
+        chunk = None
+        while chunk is None and time.perf_counter() - start < self._spin_seconds:
             try:
-                return self._sock.recv(65536, socket.MSG_DONTWAIT)
+                chunk = self._sock.recv(65536, socket.MSG_DONTWAIT)
             except BlockingIOError:
                 os.sched_yield()
             except OSError:
-                return None
-        return None
+                break
+        now = time.perf_counter()
+        if now - start > SPIN_CONTENDED:
+            # A yield gave another program a whole time slice: the cores are busy, and
+            # more spinning would only hand it more slices.
+            self._spin_paused_until = now + SPIN_PAUSE
+        return chunk
 
     def readline(self, timeout: float | None) -> str:
         """The next line, decoded leniently (undecodable bytes become U+FFFD).

@@ -1,0 +1,70 @@
+"""LineReader: line splitting, bounds, deadlines, and spinning before blocking."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from protocol import lines
+from protocol.lines import MAX_LINE_BYTES, LineReader, PeerClosed, PeerTimeout
+
+
+@pytest.fixture
+def pair():
+    a, b = socket.socketpair()
+    yield a, b
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize("spin", [0.0, 0.0002])
+def test_lines_across_chunks_and_endings(pair, spin):
+    ours, peer = pair
+    reader = LineReader(ours, spin=spin)
+    peer.sendall(b"MATCHSTATE:0:0::Ah")
+    peer.sendall(b"Kd|\r\nsecond\nthird\r\n")
+    assert [reader.readline(5) for _ in range(3)] == ["MATCHSTATE:0:0::AhKd|", "second", "third"]
+
+
+def test_an_overlong_line_comes_back_truncated_once(pair):
+    ours, peer = pair
+    reader = LineReader(ours)
+    peer.sendall(b"x" * (MAX_LINE_BYTES + 10))
+    assert reader.readline(5) == "x" * MAX_LINE_BYTES
+    peer.sendall(b"rest of it\r\nnext\r\n")
+    assert reader.readline(5) == "next"
+
+
+@pytest.mark.parametrize("spin", [0.0, 0.0002])
+def test_timeout_keeps_a_partial_line(pair, spin):
+    ours, peer = pair
+    reader = LineReader(ours, spin=spin)
+    peer.sendall(b"half")
+    with pytest.raises(PeerTimeout):
+        reader.readline(0.01)
+    peer.sendall(b" a line\r\n")
+    assert reader.readline(5) == "half a line"
+
+
+@pytest.mark.parametrize("spin", [0.0, 0.0002])
+def test_peer_closing_is_reported(pair, spin):
+    ours, peer = pair
+    reader = LineReader(ours, spin=spin)
+    peer.sendall(b"last\r\n")
+    peer.close()
+    assert reader.readline(5) == "last"
+    with pytest.raises(PeerClosed):
+        reader.readline(5)
+
+
+def test_a_contended_spin_pauses_spinning_but_reads_go_on(pair, monkeypatch):
+    ours, peer = pair
+    reader = LineReader(ours, spin=0.0002)
+    # Every spin now counts as contended (it took longer than 0 s).
+    monkeypatch.setattr(lines, "SPIN_CONTENDED", 0.0)
+    peer.sendall(b"one\r\n")
+    assert reader.readline(5) == "one"
+    assert reader._spin() is None  # paused: no polling at all
+    peer.sendall(b"two\r\n")
+    assert reader.readline(5) == "two"  # a blocking read instead
