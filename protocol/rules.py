@@ -226,7 +226,8 @@ class State:
         """
         if not self.finished:
             raise IllegalActionError("values are defined only for finished hands")
-        return tuple(_value_of(self, p) for p in range(self.game.num_players))
+        ranks = _showdown_ranks(self) if self.is_showdown else {}
+        return tuple(_value_of(self, p, ranks) for p in range(self.game.num_players))
 
     def visible_hole_cards(self, position: int) -> tuple[tuple[int, ...], ...]:
         """The hole cards ``position`` may see: its own, and at the end of a
@@ -403,8 +404,20 @@ def showdown_rank(state: State, player: int) -> int:
     return rank_hand(hand)
 
 
-def _value_of(state: State, player: int) -> float:
-    """Chips ``player`` wins or loses; side pots as the reference computes them."""
+def _showdown_ranks(state: State) -> dict[int, int]:
+    """Showdown rank of each player who did not fold and put chips in."""
+    return {
+        q: showdown_rank(state, q)
+        for q in range(state.game.num_players)
+        if state.spent[q] > 0 and not state.folded[q]
+    }
+
+
+def _value_of(state: State, player: int, ranks: dict[int, int]) -> float:
+    """Chips ``player`` wins or loses; side pots as the reference computes them.
+
+    ``ranks``: :func:`_showdown_ranks`, needed only when two or more players are left.
+    """
     g = state.game
     if state.folded[player]:
         return float(-state.spent[player])
@@ -412,7 +425,7 @@ def _value_of(state: State, player: int) -> float:
         return float(sum(s for q, s in enumerate(state.spent) if q != player))
     # Players who put chips in contest the pots; folded ones can win nothing.
     entries = [
-        [state.spent[q], -1 if state.folded[q] else showdown_rank(state, q), q == player]
+        [state.spent[q], -1 if state.folded[q] else ranks[q], q == player]
         for q in range(g.num_players)
         if state.spent[q] > 0
     ]
