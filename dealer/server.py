@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from dealer.dealing import Dealer
 from protocol.lines import LineReader, PeerClosed, PeerTimeout
@@ -24,12 +24,11 @@ from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, State, initial_state, with_cards
 from protocol.wire import (
     VERSION,
+    HandViews,
     format_score_line,
     format_state_line,
-    format_view,
     read_action,
     read_matchstate,
-    view_cards,
 )
 
 _VERSION_MAJOR, _VERSION_MINOR, _ = (int(x) for x in VERSION.split("."))
@@ -95,8 +94,9 @@ class MatchServer:
         self.hand = 0
         self.player0_seat = 0
         self.log_file: TextIO | None = None
-        self.tlog_file: TextIO | None = None
+        self.tlog_file: BinaryIO | None = None
         self.logged_hands = 0
+        self.last_sent = 0.0  # when the last state went to an acting seat
 
     # --- output helpers ---------------------------------------------------------
 
@@ -350,7 +350,9 @@ class MatchServer:
                 )
                 self.log_file.flush()
         if self.o.transaction_log:
-            self.tlog_file = open(self.tlog_path, "a" if self.o.append else "w")
+            # Unbuffered: each transaction reaches the OS (one write) as it happens, so a
+            # killed dealer leaves every action it played for -a.
+            self.tlog_file = open(self.tlog_path, "ab" if self.o.append else "wb", buffering=0)
 
     def run(self) -> int:
         """Play the match; returns 0 on success, 1 on a fatal error (no SCORE line)."""
@@ -373,32 +375,13 @@ class MatchServer:
         state = self._new_hand_state(dealer)
         if self.o.append:
             state = self._replay_transactions(dealer, state)
-        last_sent = time.time()
+        self.last_sent = time.time()
         while self.hand < self.o.hands:
-            # A seat's cards section changes only with the round and at the end.
-            cards: dict[tuple[int, int, bool], str] = {}
-            while not state.finished:
-                current = state.current_player
-                assert current is not None
-                acting_line = ""
-                for seat in self.seats:
-                    position = self._position_of(seat.index)
-                    key = (position, state.round, False)
-                    if key not in cards:
-                        cards[key] = view_cards(state, position)
-                    line = format_view(state, position, cards[key])
-                    sent = self._send(seat, line)
-                    if position == current:
-                        acting_line, last_sent = line, sent
-                acting = self.seats[self._seat_of(current)]
-                action, received = self._read_action(acting, state, current, acting_line, last_sent)
-                if self.tlog_file is not None:
-                    self.tlog_file.write(f"{action} {self.hand} {_stamp(last_sent)} {_stamp(received)}\n")
-                    self.tlog_file.flush()
-                state = state.apply(action)
+            views = HandViews(state)
+            state = self._play_hand(state, views)
             self._finish_hand(state)
             for seat in self.seats:
-                self._send(seat, format_view(state, self._position_of(seat.index)), hold=True)
+                self._send(seat, views.line(state, self._position_of(seat.index)), hold=True)
             if not self.o.quiet and self.hand % 100 == 0:
                 for seat in self.seats:
                     self._say(f"Seconds cumulatively spent in match for seat {seat.index}: {int(seat.used_match)}")
@@ -408,13 +391,32 @@ class MatchServer:
                 self._write(seat, seat.held)
                 seat.held = b""
         if not self.o.quiet:
-            self._say(f"FINISHED at {_stamp(last_sent)}")
+            self._say(f"FINISHED at {_stamp(self.last_sent)}")
         score = format_score_line(tuple(self.totals), tuple(self.o.names))
         print(score, file=self.out, flush=True)
         self._say(score)
         if self.log_file is not None:
             self.log_file.write(score + "\n")
             self.log_file.flush()
+
+    def _play_hand(self, state: State, views: HandViews) -> State:
+        """Send every seat each state of the hand and play the replies; returns the finished state."""
+        positions = [self._position_of(seat.index) for seat in self.seats]
+        while not state.finished:
+            current = state.current_player
+            assert current is not None
+            acting_line = ""
+            for seat, position in zip(self.seats, positions):
+                line = views.line(state, position)
+                sent = self._send(seat, line)
+                if position == current:
+                    acting_line, self.last_sent = line, sent
+            acting = self.seats[self._seat_of(current)]
+            action, received = self._read_action(acting, state, current, acting_line, self.last_sent)
+            if self.tlog_file is not None:
+                self.tlog_file.write(f"{action} {self.hand} {_stamp(self.last_sent)} {_stamp(received)}\n".encode())
+            state = state.apply(action)
+        return state
 
     def _close(self) -> None:
         for seat in self.seats:

@@ -261,16 +261,41 @@ def view_cards(state: State, position: int) -> str:
     return _cards_section(state, state.visible_hole_cards(position))
 
 
-def format_view(state: State, position: int, cards: str | None = None) -> str:
+def format_view(state: State, position: int) -> str:
     """The line the dealer sends ``position`` for ``state``: only cards it may see.
 
     Equal to ``format_matchstate(view_for(state, position))`` without building the
-    view.  ``cards`` may pass a cached :func:`view_cards` (it changes only with the
-    round and at the end of the hand).
+    view.
     """
-    if cards is None:
-        cards = view_cards(state, position)
-    return f"MATCHSTATE:{position}:{state.hand_number}:{state.betting}:{cards}"
+    return f"MATCHSTATE:{position}:{state.hand_number}:{state.betting}:{view_cards(state, position)}"
+
+
+class HandViews:
+    """:func:`format_view` for every state of one dealt hand, its card text built once.
+
+    A seat's cards section changes only with the round and at a showdown, so the
+    dealer need not print cards after every action.  Made from any state of the
+    hand holding all its cards; ``line(state, p) == format_view(state, p)`` for
+    every state of that hand.
+    """
+
+    def __init__(self, state: State) -> None:
+        game = state.game
+        holes = [_cards_text(h) for h in state.hole_cards]
+        positions = range(game.num_players)
+        self._prefix = [f"MATCHSTATE:{p}:{state.hand_number}:" for p in positions]
+        self._holes = ["|".join([holes[q] if q == p else "" for q in positions]) for p in positions]
+        self._boards = []  # the board section through each round
+        text, start = "", 0
+        for r, count in enumerate(game.num_board_cards):
+            text += ("/" if r else "") + _cards_text(state.board[start : start + count])
+            start += count
+            self._boards.append(text)
+
+    def line(self, state: State, position: int) -> str:
+        if state.finished and state.is_showdown:
+            return format_view(state, position)  # reveals: once per hand
+        return f"{self._prefix[position]}{state.betting}:{self._holes[position]}{self._boards[state.round]}"
 
 
 def view_for(state: State, position: int) -> MatchState:
