@@ -282,7 +282,7 @@ def with_cards(state: State, hole_cards: tuple[tuple[int, ...], ...], board: tup
     # Spelled out rather than dataclasses.replace: this is on every parse's path.
     return State(
         state.game, state.hand_number, state.actions, state.actors, state.round, state.spent, state.folded,
-        state.max_spent, state.min_raise_to, state.finished, tuple(tuple(h) for h in hole_cards), tuple(board),
+        state.max_spent, state.min_raise_to, state.finished, tuple([tuple(h) for h in hole_cards]), tuple(board),
         state.current_player, state.betting,
     )  # fmt: skip
 
@@ -342,8 +342,13 @@ def _advance(state: State, action: Action) -> State:
 
     finished = False
     new_round = r
-    num_folded = sum(folded_t)
-    num_acting = sum(1 for q in range(g.num_players) if not folded_t[q] and spent_t[q] < g.stack[q])
+    # One pass rather than two sums: every parse of a betting string runs this.
+    num_folded = num_acting = 0
+    for q in range(g.num_players):
+        if folded[q]:
+            num_folded += 1
+        elif spent[q] < g.stack[q]:
+            num_acting += 1
     if num_folded + 1 >= g.num_players:
         finished = True
     elif _num_called(actions[r], actors[r], spent_t, g) >= num_acting:
@@ -369,22 +374,11 @@ def _advance(state: State, action: Action) -> State:
         current = _next_player(g, spent_t, folded_t, g.first_player[new_round] + g.num_players - 1)
     else:
         current = _next_player(g, spent_t, folded_t, p)
+    # Positional: keyword arguments make this constructor a third slower.
     return State(
-        game=g,
-        hand_number=state.hand_number,
-        actions=actions,
-        actors=actors,
-        round=new_round,
-        spent=spent_t,
-        folded=folded_t,
-        max_spent=max_spent,
-        min_raise_to=min_raise_to,
-        finished=finished,
-        hole_cards=state.hole_cards,
-        board=state.board,
-        current_player=current,
-        betting=betting,
-    )
+        g, state.hand_number, actions, actors, new_round, spent_t, folded_t, max_spent, min_raise_to, finished,
+        state.hole_cards, state.board, current, betting,
+    )  # fmt: skip
 
 
 def showdown_rank(state: State, player: int) -> int:

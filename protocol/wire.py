@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from protocol.cards import card_str, parse_card
+from protocol.cards import RANK_CHARS, SUIT_CHARS, card_str, parse_card
 from protocol.errors import IllegalActionError, WireFormatError
 from protocol.gamedef import GameDef
 from protocol.rules import Action, ActionType, State, initial_state, with_cards
@@ -108,14 +108,20 @@ def _read_betting(text: str, pos: int, state: State) -> tuple[State, int]:
     raise WireFormatError("the betting is not followed by ':' and the cards")
 
 
+# Every text parse_card accepts: a look-up that misses, unlike parse_card, raises nothing.
+_CARD_AT = {
+    r + s: parse_card(r + s) for r in RANK_CHARS + RANK_CHARS.lower() for s in SUIT_CHARS + SUIT_CHARS.upper()
+}
+
+
 def _read_cards(text: str, pos: int, limit: int) -> tuple[tuple[int, ...], int]:
     """Read up to ``limit`` cards at ``pos``; stop at the first non-card."""
     cards = []
     while len(cards) < limit:
-        try:
-            cards.append(parse_card(text[pos : pos + 2]))
-        except WireFormatError:
+        card = _CARD_AT.get(text[pos : pos + 2])
+        if card is None:
             break
+        cards.append(card)
         pos += 2
     return tuple(cards), pos
 
