@@ -260,21 +260,23 @@ def initial_state(
         min_raise_to = 2 * max_spent if max_spent else 1
     else:
         min_raise_to = 0
-    state = State(
+    spent = tuple(game.blind)
+    folded = (False,) * game.num_players
+    return State(
         game=game,
         hand_number=hand_number,
         actions=((),),
         actors=((),),
         round=0,
-        spent=tuple(game.blind),
-        folded=(False,) * game.num_players,
+        spent=spent,
+        folded=folded,
         max_spent=max_spent,
         min_raise_to=min_raise_to,
         finished=False,
         hole_cards=hole_cards if hole_cards is not None else ((),) * game.num_players,
         board=tuple(board),
+        current_player=_next_player(game, spent, folded, game.first_player[0] + game.num_players - 1),
     )
-    return replace(state, current_player=_first_to_act(state))
 
 
 def with_cards(state: State, hole_cards: tuple[tuple[int, ...], ...], board: tuple[int, ...]) -> State:
@@ -295,11 +297,6 @@ def _next_player(game: GameDef, spent: tuple[int, ...], folded: tuple[bool, ...]
         if not folded[n] and spent[n] < game.stack[n]:
             return n
     raise AssertionError("no player can act in an unfinished hand")
-
-
-def _first_to_act(state: State) -> int:
-    g = state.game
-    return _next_player(g, state.spent, state.folded, g.first_player[state.round] + g.num_players - 1)
 
 
 def _num_called(state_actions: tuple[Action, ...], actors: tuple[int, ...], spent: tuple[int, ...], game: GameDef) -> int:
