@@ -6,7 +6,12 @@ Each configuration runs ``dealer serve`` with one ``dealer bot`` process per sea
 twice (a short and a long match), and reports (long - short) hands divided by the
 difference in wall time, so process start-up does not count.  The same run measures
 a baseline: the bare message exchange (a relay that sends the same number of lines
-and waits for the same replies, with no rules), the floor any Python dealer pays.
+and waits for the same replies, with no rules).  The relay blocks on every read,
+while the dealer and the baseline bots poll briefly first, so the dealer can beat it.
+
+Figures move by 10-20% from run to run on a shared 2-core machine, and fall by a
+third or more while another job keeps a core busy: the load average is printed
+before and after.
 
 The reference C dealer could not be built here (its sources are not available in
 this environment), so its figure is quoted from the issue, not measured:
@@ -118,6 +123,7 @@ def main() -> None:
         f"reference C dealer + C random players (quoted, not measured here): {low:,.0f}-{high:,.0f} hands/s; "
         f"ours with random bots: {random_rate / high:.2f}-{random_rate / low:.2f}x of it"
     )
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
