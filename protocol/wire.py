@@ -207,26 +207,29 @@ class MatchStateReader:
         end = line.find(":", start)
         betting = line[start:end] if end >= 0 else line[start:]
         known = self._betting
-        if (
+        replaying = (
             self._state is not None
             and hand == self._hand
             and betting.startswith(known)
             # The old betting must end on an action boundary ("r30" is no prefix of "r300").
             and not betting[len(known) : len(known) + 1].isdigit()
-        ):
-            state, pos = _read_betting(line, start + len(known), self._state)
+        )
+        if replaying:
+            state, pos = _read_betting(line, start + len(known), self._state)  # type: ignore[arg-type]
         else:
             state, pos = _read_betting(line, start, initial_state(self.game, hand))
-        self._hand, self._betting, self._state = hand, betting, state
         # The cards change only with the round and at the end: reuse the last parse.
         key = (line[pos:], state.round)
-        if key == self._cards_key:
-            return MatchState(position, with_cards(state, *self._cards))
-        carded, end = _read_cards_section(line, pos, state)
-        if end != len(line):
-            raise WireFormatError(f"unexpected text {line[end:]!r} after the match state")
-        self._cards_key, self._cards = key, (carded.hole_cards, carded.board)
-        return MatchState(position, carded)
+        if key != self._cards_key:
+            state, end = _read_cards_section(line, pos, state)
+            if end != len(line):
+                raise WireFormatError(f"unexpected text {line[end:]!r} after the match state")
+            self._cards_key, self._cards = key, (state.hole_cards, state.board)
+        elif not replaying:
+            state = with_cards(state, *self._cards)
+        # (A replayed state carries the last line's cards: the kept state always has them.)
+        self._hand, self._betting, self._state = hand, betting, state
+        return MatchState(position, state)
 
 
 _CARD_TEXT = [card_str(c) for c in range(52)]
