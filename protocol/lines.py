@@ -98,7 +98,7 @@ class LineReader:
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
-                raw = bytes(self._buffer[:end])
+                raw = self._buffer[:end]
                 del self._buffer[: end + 1]
                 if self._discarding:
                     self._discarding = False
@@ -123,6 +123,9 @@ class LineReader:
             if chunk == b"":
                 raise PeerClosed()
             if chunk:
+                if not self._buffer and chunk.find(b"\n") == len(chunk) - 1 and not self._discarding:
+                    # The usual case, exactly one whole line: no buffering.
+                    return chunk[:-1].rstrip(b"\r").decode("utf-8", errors="replace")
                 self._buffer += chunk
             if deadline is not None and (chunk is None or b"\n" not in chunk):
                 # Waiting again: only for what is left of this line's deadline.

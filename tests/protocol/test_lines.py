@@ -36,6 +36,18 @@ def test_an_overlong_line_comes_back_truncated_once(pair):
     assert reader.readline(5) == "next"
 
 
+def test_the_rest_of_an_overlong_line_arriving_alone_is_dropped(pair):
+    ours, peer = pair
+    reader = LineReader(ours)
+    peer.sendall(b"x" * (MAX_LINE_BYTES + 10))
+    assert reader.readline(5) == "x" * MAX_LINE_BYTES
+    peer.sendall(b"rest of it\r\n")
+    with pytest.raises(PeerTimeout):  # read and dropped: no line yet
+        reader.readline(0.05)
+    peer.sendall(b"next\r\n")
+    assert reader.readline(5) == "next"
+
+
 @pytest.mark.parametrize("spin", [0.0, 0.0002])
 def test_timeout_keeps_a_partial_line(pair, spin):
     ours, peer = pair
