@@ -39,3 +39,15 @@ def test_reader_matches_a_full_parse_on_noisy_streams(name, seed):
                 reader.parse(line)
             continue
         assert reader.parse(line) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+def test_reader_matches_a_full_parse_on_a_dealers_stream(name, seed):
+    game = GAMES[name]
+    reader = MatchStateReader(game)
+    rng = random.Random(seed)
+    for _ in range(3):  # several hands through one reader, as a client sees them
+        for state in random_hand(game, rng):
+            line = format_view(state, 0)
+            assert reader.parse(line) == parse_matchstate(line, game)
