@@ -41,7 +41,7 @@ same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
@@ -128,6 +128,12 @@ def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
     return DecisionIndex.of(records, files, policies)
 
 
+def _closed_form(policies: Collection[Policy], players: int) -> bool:
+    """Whether every player's strategy is known and ignores its cards: the average over
+    private deals is then one replay with hidden hands (:func:`_imagined`)."""
+    return len(policies) == players and all(p in CARD_INDEPENDENT for p in policies)
+
+
 def declared_strategies(match: MatchLog, decisions: DecisionIndex, max_private_deals: int = 200) -> tuple[dict[str, Policy], str | None]:
     """The whole strategies ``match``'s seats declared in their decision logs, if usable.
 
@@ -141,7 +147,7 @@ def declared_strategies(match: MatchLog, decisions: DecisionIndex, max_private_d
     if not named:
         return {}, None
     game = match.game
-    if len(named) == len(match.seats) and all(p in CARD_INDEPENDENT for p in named.values()):
+    if _closed_form(named.values(), len(match.seats)):
         return named, None
     pool = game.num_suits * game.num_ranks - game.num_hole_cards * (len(match.seats) - len(named))
     deals = 1
@@ -343,7 +349,7 @@ def _imagined(
     final = hand.state
     game = final.game
     out = np.zeros((len(KINDS), game.num_players))
-    if len(known) == game.num_players and all(p in CARD_INDEPENDENT for p in known.values()):
+    if _closed_form(known.values(), game.num_players):
         # Every private deal is equally likely on this line: replay it with every hand
         # hidden, and ṽ averages over them (ValueFunction, "hidden hands").
         hidden = with_cards(final, ((),) * game.num_players, final.board)
