@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from dealer.bots import POLICIES
-from dealer.decisions import DecisionLogWriter
+from protocol.decisions import DecisionLogWriter
 from protocol.client import Connection
 from protocol.gamedef import GameDef
 

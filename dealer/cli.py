@@ -139,7 +139,7 @@ hand by hand; decision logs add AIVAT's variance-reduced estimates."""
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
-    from dealer.report import add_report_arguments, run_report
+    from dealer.evaluation.report import add_report_arguments, run_report
 
     p = sub.add_parser(
         "report",

@@ -287,7 +287,7 @@ def run_command(args: argparse.Namespace) -> int:
             return 1
     elapsed = time.monotonic() - started
     print(f"dealer run: {args.hands * len(plan)} hands in {elapsed:.1f} s", file=sys.stderr)
-    from dealer.report import report_match
+    from dealer.evaluation.report import report_match
 
     report_match(logs, out / "decisions", json_path=out / "report.json")
     return 0

@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
-from dealer.aivat import declared_strategies, evaluate_match
+from dealer.evaluation.aivat import declared_strategies, evaluate_match
 from dealer.bots import POLICIES
-from dealer.simulate import simulate_match
-from dealer.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
+from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
 from protocol.gamedef import load_game
 
 #: A fixed edge (mbb/hand) at which to compare the hands each estimator needs.

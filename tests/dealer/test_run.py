@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dealer.matchlog import read_match_log
-from dealer.decisions import read_decision_log
+from dealer.evaluation.matchlog import read_match_log
+from protocol.decisions import read_decision_log
 
 SCRIPTS = Path(__file__).with_name("seat_scripts.py")
 

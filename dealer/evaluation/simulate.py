@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.aivat import DecisionIndex
+from dealer.evaluation.aivat import DecisionIndex
 from dealer.bots import Policy, policy_name
 from dealer.dealing import Dealer
-from dealer.decisions import Decision, DecisionLogWriter
-from dealer.matchlog import HEADER_TAG, MatchLog
+from protocol.decisions import Decision, DecisionLogWriter
+from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
 from protocol.gamedef import GameDef, format_gamedef
 from protocol.rules import initial_state, with_cards
 from protocol.wire import (
@@ -48,7 +48,7 @@ class SimulatedMatch:
     policies: dict[str, str]
 
     def match_log(self) -> MatchLog:
-        """The match as :func:`dealer.matchlog.read_match_log` would return it."""
+        """The match as :func:`dealer.evaluation.matchlog.read_match_log` would return it."""
         totals = tuple(sum(h.values[h.names.index(s)] for h in self.hands) for s in self.seats)
         return MatchLog(
             path=Path(f"<simulated {self.name}>"),

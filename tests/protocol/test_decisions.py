@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.decisions import DecisionLogWriter, read_decision_log
+from protocol.decisions import DecisionLogWriter, read_decision_log
 from protocol.gamedef import load_game
 
 

@@ -1,6 +1,6 @@
 """Value functions for AIVAT: ṽ(h), what each position is expected to win from a node.
 
-:class:`ValueFunction` is the interface :mod:`dealer.aivat` corrects with;
+:class:`ValueFunction` is the interface :mod:`dealer.evaluation.aivat` corrects with;
 :class:`CheckDownValue` is the default, which needs no training.  Its showdown
 equities are exact counts over every board completion (numba kernels below).
 """
@@ -16,7 +16,7 @@ from itertools import pairwise
 import numpy as np
 from numba import njit
 
-from dealer.matchlog import EvaluationError
+from dealer.evaluation.matchlog import EvaluationError
 from protocol.cards import deck, next_combination
 from protocol.fasteval import EvalTables, eval_tables, rank_of_sums
 from protocol.gamedef import GameDef

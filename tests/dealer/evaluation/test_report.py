@@ -10,17 +10,17 @@ import json
 import numpy as np
 import pytest
 
-from dealer.aivat import evaluate_match
+from dealer.evaluation.aivat import evaluate_match
 from dealer.bots import POLICIES
-from dealer.report import (
+from dealer.evaluation.report import (
     PlotError,
     add_report_arguments,
     cumulative_with_band,
     report_match,
     run_report,
 )
-from dealer.simulate import simulate_match
-from dealer.stats import summarize
+from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.stats import summarize
 from protocol.gamedef import load_game
 from tests.reference import GAMES, LOGS
 

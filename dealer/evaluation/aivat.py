@@ -29,12 +29,12 @@ unless the log's header names the baseline policy the seat plays
 own cards (:data:`dealer.bots.CARD_INDEPENDENT`), every private deal is equally
 likely on every line, so the average is taken in closed form: the hand is replayed
 with the hole cards hidden and ṽ averages over them (see
-:class:`dealer.values.ValueFunction`).  That is exact and costs one replay, however
+:class:`dealer.evaluation.values.ValueFunction`).  That is exact and costs one replay, however
 big the deck.
 
-The default value function, :class:`dealer.values.CheckDownValue`, needs no
+The default value function, :class:`dealer.evaluation.values.CheckDownValue`, needs no
 training, so it can never be fitted to the data it evaluates; any other
-:class:`~dealer.values.ValueFunction` (a blueprint's values, later) plugs in the
+:class:`~dealer.evaluation.values.ValueFunction` (a blueprint's values, later) plugs in the
 same way.
 """
 
@@ -49,9 +49,9 @@ from pathlib import Path
 import numpy as np
 
 from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
-from dealer.decisions import Decision, read_decision_log
-from dealer.matchlog import MatchLog
-from dealer.values import AivatError, CheckDownValue, ValueFunction
+from protocol.decisions import Decision, read_decision_log
+from dealer.evaluation.matchlog import MatchLog
+from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef

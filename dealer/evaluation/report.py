@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dealer.aivat import (
+from dealer.evaluation.aivat import (
     KINDS,
     DecisionIndex,
     MatchAivat,
@@ -28,8 +28,8 @@ from dealer.aivat import (
     evaluate_match,
     load_decision_logs,
 )
-from dealer.matchlog import EvaluationError, MatchLog, read_match_log
-from dealer.stats import (
+from dealer.evaluation.matchlog import EvaluationError, MatchLog, read_match_log
+from dealer.evaluation.stats import (
     duplicate_groups,
     duplicate_values,
     hands_needed,

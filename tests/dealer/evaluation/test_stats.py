@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from dealer.bots import POLICIES
-from dealer.simulate import simulate_match
-from dealer.stats import (
+from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.stats import (
     PairingError,
     duplicate_groups,
     duplicate_values,

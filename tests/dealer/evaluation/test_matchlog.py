@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.matchlog import MatchLogError, read_match_log
-from dealer.simulate import simulate_match
+from dealer.evaluation.matchlog import MatchLogError, read_match_log
+from dealer.evaluation.simulate import simulate_match
 from protocol.gamedef import load_game
 from tests.reference import game_file_for, log_files, seed_of
 

@@ -20,7 +20,7 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from dealer.matchlog import EvaluationError, MatchLog
+from dealer.evaluation.matchlog import EvaluationError, MatchLog
 
 CONFIDENCE = 0.95
 

@@ -7,7 +7,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from dealer.aivat import (
+from dealer.evaluation.aivat import (
     ACTION,
     BOARD,
     DEAL,
@@ -21,10 +21,10 @@ from dealer.aivat import (
     played,
 )
 from dealer.bots import POLICIES
-from dealer.decisions import Decision, DecisionLogWriter
-from dealer.matchlog import read_match_log
-from dealer.simulate import simulate_match
-from dealer.values import AivatError, CheckDownValue, ValueFunction
+from protocol.decisions import Decision, DecisionLogWriter
+from dealer.evaluation.matchlog import read_match_log
+from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck, parse_cards
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, initial_state, raise_to, with_cards

@@ -1,0 +1,1 @@
+"""Match evaluation: match and decision logs in, AIVAT, statistics and reports out."""
