@@ -12,10 +12,14 @@ import numpy as np
 
 from protocol.cards import deck
 from protocol.errors import ProtocolError
-from protocol.gamedef import load_game
+from protocol.gamedef import GameDef, load_game
 from solver.abstraction import AbstractionError, ActionAbstraction, parse_abstraction
 from solver.artifacts import ArtifactError
 from solver.bestresponse import Exploitability, exploitability
+from solver.cce import ALGORITHMS as CCE_ALGORITHMS
+from solver.cce import VARIANTS as CCE_VARIANTS
+from solver.cce import CCESolver
+from solver.cce_game import full_game
 from solver.cfr import PRESETS, CFRSolver
 from solver.deals import CardSpaceError
 from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
@@ -23,7 +27,7 @@ from solver.ranges import TabularGame, tabular_game
 from solver.strategies import load_strategy, save_strategy
 from solver.tree import Layout, TreeError
 
-ALGORITHMS = (*PRESETS, "mccfr")
+ALGORITHMS = (*PRESETS, "mccfr", *CCE_ALGORITHMS)
 DEFAULT_ABSTRACTION = "0.5,1;allin"
 
 EPILOG = """examples:
@@ -32,6 +36,8 @@ EPILOG = """examples:
   solver solve --game leduc.nolimit.2p --abstraction '0.5,1/1;allin' --algo cfr+ --iterations 500
   solver solve --game leduc.limit.2p --algo mccfr --iterations 2000000 --checkpoint run.ckpt
   solver eval artifacts/solver/leduc.limit.2p-dcfr-2000.strategy --game leduc.limit.2p
+  solver solve --game kuhn.limit.3p.r6 --algo cfr-jr --iterations 2000
+  solver solve --game leduc.limit.3p.r4 --algo cfr-s --iterations 5000 --seed 3
 """
 
 
@@ -52,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
-    solve.add_argument("--algo", choices=ALGORITHMS, default="dcfr", help="cfr, cfr+, linear, dcfr (full width, 2 players) or mccfr")
+    solve.add_argument(
+        "--algo", choices=ALGORITHMS, default="dcfr",
+        help="cfr, cfr+, linear, dcfr (full width, 2 players), mccfr, or cfr-jr / cfr-s (coarse correlated equilibria, any players)",
+    )
     solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
     solve.add_argument(
         "--abstraction", default=None,
@@ -62,7 +71,14 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=int, default=0, help="random seed of mccfr (default 0)")
     solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
     solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
-    solve.add_argument("--out", type=Path, default=None, help="strategy file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy)")
+    solve.add_argument(
+        "--variant", choices=CCE_VARIANTS, default="plus",
+        help="cfr-jr/cfr-s: regret matching+ with linear averaging, or the paper's vanilla CFR (default plus)",
+    )
+    solve.add_argument(
+        "--out", type=Path, default=None,
+        help="output file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy, or .cce for cfr-jr/cfr-s)",
+    )
     evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
@@ -98,6 +114,8 @@ def _solve(args: argparse.Namespace) -> int:
     if args.iterations < 1:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
     game = load_game(args.game)
+    if args.algo in CCE_ALGORITHMS:
+        return _solve_cce(args, game)
     if args.algo != "mccfr" and game.num_players != 2:
         raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
     if args.checkpoint and args.algo != "mccfr":
@@ -137,6 +155,44 @@ def _run_mccfr(args: argparse.Namespace, tg: TabularGame, started: float) -> tup
             solver.save(args.checkpoint)
         print(_row(point, time.perf_counter() - started, exploitability(tg, solver.strategy())), flush=True)
     return solver.strategy(), solver.layout, solver.iterations
+
+
+CCE_HEADER = (
+    "chips: epsilon = largest gain of one player deviating from the joint distribution; alpha = epsilon / payoff range\n"
+    f"{'iterations':>12} {'seconds':>9} {'epsilon':>14} {'alpha':>12} {'plain-CFR alpha':>16}"
+)
+
+
+def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
+    """CFR-Jr / CFR-S: print the CCE gap curve, save the joint distribution."""
+    fg = full_game(game, _abstraction(args, game.is_nolimit))
+    solver = CCESolver(fg, args.algo, args.variant, seed=args.seed)
+    print(
+        f"{args.game}: {fg.tree.n_nodes:,} betting nodes, {len(fg.hands):,} deals, |Z| = {fg.n_terminals:,} terminals, "
+        f"infosets per player {[f.n_infosets for f in fg.forms]}, payoff range {fg.payoff_range:g} chips, "
+        f"algorithm {args.algo} ({args.variant})"
+    )
+    print(CCE_HEADER)
+    started = time.perf_counter()
+    for point in _checkpoints(args.iterations, args.evaluations):
+        solver.run(point - solver.iterations)
+        seconds = time.perf_counter() - started
+        result = solver.gap()
+        plain = solver.cfr_product_gap().alpha
+        print(f"{point:>12,d} {seconds:>9.2f} {result.epsilon:>14.6g} {result.alpha:>12.6g} {plain:>16.6g}", flush=True)
+    for p, (value, gain) in enumerate(zip(result.values, result.gains)):
+        print(f"player {p + 1}: value {value:+.6f} chips, best deviation gains {gain:.6f} chips")
+    sizes = solver.joint.sizes()
+    print(
+        f"joint distribution: {sizes['terms']:,} terms, distinct plans per player {sizes['plans']}, "
+        f"{sizes['bytes']:,} bytes; at most {solver.max_plans} plans per player in one iteration (bound |Z| = {fg.n_terminals:,})"
+    )
+    print(f"CCE gap: epsilon = {result.epsilon:.6g} chips, alpha = {result.alpha:.6g}")
+    name = Path(args.game).name.removesuffix(".game")
+    out = args.out or Path("artifacts") / "solver" / f"{name}-{args.algo}-{args.iterations}.cce"
+    solver.save(out, result)
+    print(f"saved the joint distribution to {out}")
+    return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ Hand/board conflicts are not removed from the numbering; kernels mask them with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 from math import comb, prod
 
 import numpy as np
@@ -133,6 +133,37 @@ def card_space(game: GameDef) -> CardSpace:
         final_rank=final_rank,
         final_order=final_order,
     )
+
+
+def all_deals(space: CardSpace, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every deal of a small game, equally likely: each player's hand and the board.
+
+    Returns hands (deals, players) and boards (deals, rounds), the board index at
+    each round; deals are hand tuples (in player order) with pairwise disjoint cards
+    times the final boards avoiding them.
+
+    Raises:
+        CardSpaceError: if there are more than ``limit`` deals.
+    """
+    g = space.game
+    last = g.num_rounds - 1
+    hand_sets = [frozenset(h) for h in space.hands.tolist()]
+    combos = [c for c in permutations(range(space.n_hands), g.num_players) if _disjoint(hand_sets, c)]
+    deals = [(c, b) for c in combos for b in range(space.n_boards[last]) if all(space.compat[last][b, h] for h in c)]
+    if len(deals) > limit:
+        raise CardSpaceError(f"the game has {len(deals)} deals, more than the {limit} deal enumeration handles")
+    hands = np.array([c for c, _ in deals], np.int64).reshape(len(deals), g.num_players)
+    boards = np.array([[space.board_at(b, r) for r in range(g.num_rounds)] for _, b in deals], np.int64)
+    return hands, boards.reshape(len(deals), g.num_rounds)
+
+
+def _disjoint(hand_sets: list[frozenset], combo: tuple[int, ...]) -> bool:
+    seen: set[int] = set()
+    for h in combo:
+        if seen & hand_sets[h]:
+            return False
+        seen |= hand_sets[h]
+    return True
 
 
 def _colex_combinations(cards: np.ndarray, k: int) -> np.ndarray:
