@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
     solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
     solve.add_argument(
-        "--variant", choices=CCE_VARIANTS, default="plus",
+        "--variant", choices=CCE_VARIANTS, default=None,
         help="cfr-jr/cfr-s: regret matching+ with linear averaging, or the paper's vanilla CFR (default plus)",
     )
     solve.add_argument(
@@ -116,6 +116,8 @@ def _solve(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     if args.algo in CCE_ALGORITHMS:
         return _solve_cce(args, game)
+    if args.variant:
+        raise UsageError("--variant applies to --algo cfr-jr and cfr-s only")
     if args.algo != "mccfr" and game.num_players != 2:
         raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
     if args.checkpoint and args.algo != "mccfr":
@@ -165,6 +167,9 @@ CCE_HEADER = (
 
 def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
     """CFR-Jr / CFR-S: print the CCE gap curve, save the joint distribution."""
+    if args.checkpoint:
+        raise UsageError("--checkpoint applies to --algo mccfr only")
+    args.variant = args.variant or "plus"
     fg = full_game(game, _abstraction(args, game.is_nolimit))
     solver = CCESolver(fg, args.algo, args.variant, seed=args.seed)
     print(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from math import comb, prod
+from math import comb, factorial, perm, prod
 
 import numpy as np
 from numba import njit
@@ -147,11 +147,14 @@ def all_deals(space: CardSpace, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """
     g = space.game
     last = g.num_rounds - 1
+    n, k, players = len(space.deck), g.num_hole_cards, g.num_players
+    count = perm(n, players * k) // factorial(k) ** players * comb(n - players * k, g.total_board_cards)
+    count *= factorial(g.total_board_cards) // prod(factorial(b) for b in g.num_board_cards)  # boards are per-round sets
+    if count > limit:
+        raise CardSpaceError(f"the game has {count:,} deals, more than the {limit:,} deal enumeration handles")
     hand_sets = [frozenset(h) for h in space.hands.tolist()]
     combos = [c for c in permutations(range(space.n_hands), g.num_players) if _disjoint(hand_sets, c)]
     deals = [(c, b) for c in combos for b in range(space.n_boards[last]) if all(space.compat[last][b, h] for h in c)]
-    if len(deals) > limit:
-        raise CardSpaceError(f"the game has {len(deals)} deals, more than the {limit} deal enumeration handles")
     hands = np.array([c for c, _ in deals], np.int64).reshape(len(deals), g.num_players)
     boards = np.array([[space.board_at(b, r) for r in range(g.num_rounds)] for _, b in deals], np.int64)
     return hands, boards.reshape(len(deals), g.num_rounds)

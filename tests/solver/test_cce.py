@@ -237,3 +237,20 @@ def test_cli_prints_epsilon_and_alpha_and_saves_a_loadable_joint_distribution(tm
     assert load_joint(out, K3_4).gap(K3_4).epsilon == pytest.approx(epsilon, rel=1e-5)
     assert main(["solve", "--game", "kuhn.limit.3p.r4", "--algo", "cfr-s", "--iterations", "0"]) == 2
     assert "--iterations must be at least 1" in capsys.readouterr().err
+
+
+def test_cli_refuses_what_cce_solving_cannot_do(tmp_path, capsys):
+    big = tmp_path / "big.game"
+    big.write_text(
+        "GAMEDEF\nlimit\nnumPlayers = 3\nnumRounds = 1\nblind = 1 1 1\nraiseSize = 1\nmaxRaises = 1\n"
+        "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0\nEND GAMEDEF\n"
+    )
+    checkpoint = ["--checkpoint", str(tmp_path / "c")]
+    cases = [
+        (["--game", str(big), "--algo", "cfr-jr"], "deals, more than the 200,000 deal enumeration handles"),
+        (["--game", "kuhn.limit.3p.r4", "--algo", "cfr-s", *checkpoint], "--checkpoint applies to --algo mccfr only"),
+        (["--game", "kuhn.limit.2p", "--algo", "dcfr", "--variant", "vanilla"], "--variant applies to"),
+    ]
+    for args, message in cases:
+        assert main(["solve", *args, "--iterations", "3"]) == 2
+        assert message in capsys.readouterr().err
