@@ -14,8 +14,8 @@ from protocol.gamedef import GameDef
 #: Seconds a bot polls for the dealer's next line before blocking.  A baseline bot
 #: answers in microseconds, so the next line usually comes within this; polling
 #: saves the wake-up from a blocking read (tens of microseconds on a virtual
-#: machine): about 25% of a fast match's wall time when a core is free, nothing
-#: lost when the cores are busy (the reader then stops spinning for a while).
+#: machine) when a core is free.  When the cores are busy the reader backs off and
+#: blocks instead (see :meth:`protocol.lines.LineReader._spin`).
 _SPIN = 0.0002
 
 

@@ -9,6 +9,7 @@ so the reference example player, another team's bot, or our agent plug in as is.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import itertools
 import json
 import shlex
@@ -233,10 +234,13 @@ def play_match(
         if resume:
             bar.started_at = _count_hands(log, counter)
         while dealer.poll() is None:
-            if any(proc.poll() is not None for _, proc, _ in procs):
-                # Give the dealer a moment: a seat may exit right after the last hand.
+            codes = [proc.poll() for _, proc, _ in procs]
+            if any(code is not None for code in codes):
+                # Give the dealer a moment: seats exit as soon as the last hand ends, and
+                # on a busy machine the dealer may need seconds more to exit after them.
+                crashed = any(code not in (None, 0) for code in codes)
                 try:
-                    dealer.wait(2)
+                    dealer.wait(2 if crashed else 60)
                 except subprocess.TimeoutExpired:
                     done = _count_hands(log, counter)
                     raise RunFailed(
@@ -364,8 +368,15 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     try:
         (out / "decisions").mkdir(parents=True, exist_ok=True)
+        # Held until this process ends: a second run (or a --resume) in the folder
+        # while this one plays would cut and rewrite the logs under it.
+        lock = open(out / "run.lock", "w")  # noqa: SIM115
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if not args.resume:
             (out / RUN_FILE).write_text(json.dumps(settings, indent=1) + "\n")
+    except BlockingIOError:
+        print(f"dealer run: another dealer run is playing in {out}; wait for it or stop it first", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dealer run: cannot write the logs in {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -375,11 +386,12 @@ def run_command(args: argparse.Namespace) -> int:
         f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}" + (" | resumed" if args.resume else ""),
         file=sys.stderr,
     )
-    logs = []
+    logs: list[Path] = []
+    matches = ["match"] if len(plan) == 1 else [f"match.{index + 1}" for index in range(len(plan))]
+    played_before = sum(_count_hands(out / f"{match}.log", {}) for match in matches) if args.resume else 0
     started = time.monotonic()
     try:
-        for index, order in enumerate(plan):
-            match = "match" if len(plan) == 1 else f"match.{index + 1}"
+        for match, order in zip(matches, plan):
             log = out / f"{match}.log"
             if args.resume and _finished(log):
                 logs.append(log)
@@ -396,14 +408,15 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"dealer run: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        kept = sum(_count_hands(out / f"{match}.log", {}) for match in matches)
         print(
-            f"dealer run: interrupted; the finished hands are kept in {out}. "
+            f"dealer run: interrupted; {kept} finished hands are kept in {out}. "
             f"Resume with: dealer run --resume {shlex.quote(str(out))}",
             file=sys.stderr,
         )
         return 130
     elapsed = time.monotonic() - started
-    print(f"dealer run: {hands * len(plan)} hands in {elapsed:.1f} s", file=sys.stderr)
+    print(f"dealer run: {hands * len(plan) - played_before} hands in {elapsed:.1f} s", file=sys.stderr)
     from dealer.evaluation.report import report_match
 
     report_match(logs, out / "decisions", json_path=out / "report.json")

@@ -119,7 +119,8 @@ class _Seat:
 
     def connect(self, sock: socket.socket) -> None:
         self.sock = sock
-        # Spinning briefly before blocking cuts the wake-up latency of each reply.
+        # Spinning briefly before blocking cuts the wake-up latency of each reply while a
+        # core is free; the reader backs off when spinning does not pay.
         self.reader = LineReader(sock, spin=0.0002)
 
 

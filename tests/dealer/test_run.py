@@ -98,6 +98,7 @@ def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert f"Resume with: dealer run --resume {cut}" in err
+    assert f"interrupted; {log.read_text().count(chr(10) + 'STATE:')} finished hands are kept in {cut}" in err
     kept = log.read_text().count("\nSTATE:")
     assert 50 <= kept < 1000 and "SCORE:" not in log.read_text()
 
@@ -111,6 +112,17 @@ def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path)
     # A finished run has nothing left to resume: the logs stay as they are.
     again = dealer_run("--resume", str(cut))
     assert again.returncode == 0 and log.read_text() == (tmp_path / "whole" / "match.log").read_text()
+
+
+def test_a_folder_another_run_plays_in_is_refused(tmp_path):
+    import fcntl
+
+    with open(tmp_path / "run.lock", "w") as lock:  # as a running `dealer run` holds it
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = dealer_run("--hands", "5", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert f"another dealer run is playing in {tmp_path}" in result.stderr
+    assert not (tmp_path / "match.log").exists()
 
 
 def test_resume_takes_the_settings_from_the_run_folder(tmp_path):
