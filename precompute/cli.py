@@ -106,6 +106,10 @@ def _equity(args: argparse.Namespace) -> int:
     from precompute.equity import equity_vs_random
     from protocol.cards import parse_cards
 
+    if args.samples < 1:
+        raise ValueError(f"--samples must be at least 1, not {args.samples}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be 0 or more, not {args.seed}")
     equity = equity_vs_random(parse_cards(args.hole), parse_cards(args.board), samples=args.samples, seed=args.seed)
     how = "sampled" if not args.board else "exact"
     print(f"{equity:.6f} ({how}, against a uniformly random hand)")
@@ -126,6 +130,8 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _abstraction(args: argparse.Namespace) -> int:
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a folder")
     game = load_game(args.game)
     overrides = {
         key: value
@@ -156,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (AbstractionError, ProtocolError, ValueError) as exc:
         print(f"precompute {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. --out naming a file, or a cache folder it may not create
+        print(f"precompute {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"precompute {args.command}: interrupted (an abstraction build resumes when run again)", file=sys.stderr)

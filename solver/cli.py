@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
     solve.add_argument(
         "--algo", choices=ALGORITHMS, default="dcfr",
-        help="cfr, cfr+, linear, dcfr (full width, 2 players), mccfr, or cfr-jr / cfr-s (coarse correlated equilibria, any players)",
+        help="cfr, cfr+, linear, dcfr (full width, 2 players), mccfr, or cfr-jr / cfr-s (coarse correlated equilibria)",
     )
     solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
     solve.add_argument(
@@ -69,8 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--evaluations", type=int, default=10, help="points on the exploitability curve (default 10)")
     solve.add_argument("--seed", type=int, default=0, help="random seed of mccfr (default 0)")
-    solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
-    solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
+    solve.add_argument(
+        "--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning"
+    )
+    solve.add_argument(
+        "--checkpoint", type=Path, default=None,
+        help="mccfr: save progress here at every evaluation and resume from it if present",
+    )
     solve.add_argument(
         "--variant", choices=CCE_VARIANTS, default=None,
         help="cfr-jr/cfr-s: regret matching+ with linear averaging, or the paper's vanilla CFR (default plus)",
@@ -79,7 +84,9 @@ def _parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None,
         help="output file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy, or .cce for cfr-jr/cfr-s)",
     )
-    evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluate = sub.add_parser(
+        "eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
     return parser
@@ -92,7 +99,10 @@ def _checkpoints(total: int, count: int) -> list[int]:
 
 
 def _row(iterations: int, seconds: float, result: Exploitability) -> str:
-    return f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} {result.exploitability_mbb:>12.2f}"
+    return (
+        f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} "
+        f"{result.exploitability_mbb:>12.2f}"
+    )
 
 
 HEADER = (
@@ -110,16 +120,33 @@ def _abstraction(args: argparse.Namespace, nolimit: bool) -> ActionAbstraction |
     return parse_abstraction(args.abstraction or DEFAULT_ABSTRACTION)
 
 
+def _check_writable(path: Path | None, option: str) -> None:
+    """Refuse, before solving, a file to be written under a path where a file stands in for a folder."""
+    if path is None:
+        return
+    folder = next((f for f in (path.parent, *path.parent.parents) if f.exists()), None)
+    if folder is not None and not folder.is_dir():
+        raise UsageError(f"{option} {path} cannot be written: {folder} is a file, not a folder")
+
+
 def _solve(args: argparse.Namespace) -> int:
     if args.iterations < 1:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
+    if args.evaluations < 1:
+        raise UsageError(f"--evaluations must be at least 1, not {args.evaluations}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, not {args.seed}")
+    _check_writable(args.checkpoint, "--checkpoint")
+    _check_writable(args.out, "--out")
     game = load_game(args.game)
     if args.algo in CCE_ALGORITHMS:
         return _solve_cce(args, game)
     if args.variant:
         raise UsageError("--variant applies to --algo cfr-jr and cfr-s only")
     if args.algo != "mccfr" and game.num_players != 2:
-        raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
+        raise UsageError(
+            f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)"
+        )
     if args.checkpoint and args.algo != "mccfr":
         raise UsageError("--checkpoint applies to --algo mccfr only")
     tg = tabular_game(game, _abstraction(args, game.is_nolimit))
@@ -205,7 +232,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     saved = load_strategy(args.strategy, game)
     tg = tabular_game(game, saved.tree.abstraction)
     if saved.params.get("card_abstraction") != "identity":
-        raise UsageError(f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; only tabular strategies can be evaluated here")
+        raise UsageError(
+            f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; "
+            "only tabular strategies can be evaluated here"
+        )
     result = exploitability(tg, saved.strategy)
     print(HEADER)
     print(_row(int(saved.params.get("iterations", 0)), 0.0, result))
@@ -221,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _solve(args) if args.command == "solve" else _evaluate(args)
     except (UsageError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError, ValueError) as exc:
         print(f"solver: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. --out or --checkpoint under a file, or a full disk
+        print(f"solver: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("solver: interrupted", file=sys.stderr)
