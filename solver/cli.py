@@ -52,7 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
-    solve.add_argument("--algo", choices=ALGORITHMS, default="dcfr", help="cfr, cfr+, linear, dcfr (full width, 2 players) or mccfr")
+    solve.add_argument(
+        "--algo", choices=ALGORITHMS, default="dcfr", help="cfr, cfr+, linear, dcfr (full width, 2 players) or mccfr"
+    )
     solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
     solve.add_argument(
         "--abstraction", default=None,
@@ -60,10 +62,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--evaluations", type=int, default=10, help="points on the exploitability curve (default 10)")
     solve.add_argument("--seed", type=int, default=0, help="random seed of mccfr (default 0)")
-    solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
-    solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
-    solve.add_argument("--out", type=Path, default=None, help="strategy file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy)")
-    evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    solve.add_argument(
+        "--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning"
+    )
+    solve.add_argument(
+        "--checkpoint", type=Path, default=None,
+        help="mccfr: save progress here at every evaluation and resume from it if present",
+    )  # fmt: skip
+    solve.add_argument(
+        "--out", type=Path, default=None, help="strategy file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy)"
+    )
+    evaluate = sub.add_parser(
+        "eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
     return parser
@@ -76,7 +87,10 @@ def _checkpoints(total: int, count: int) -> list[int]:
 
 
 def _row(iterations: int, seconds: float, result: Exploitability) -> str:
-    return f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} {result.exploitability_mbb:>12.2f}"
+    return (
+        f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} "
+        f"{result.exploitability_mbb:>12.2f}"
+    )
 
 
 HEADER = (
@@ -99,7 +113,9 @@ def _solve(args: argparse.Namespace) -> int:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
     game = load_game(args.game)
     if args.algo != "mccfr" and game.num_players != 2:
-        raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
+        raise UsageError(
+            f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)"
+        )
     if args.checkpoint and args.algo != "mccfr":
         raise UsageError("--checkpoint applies to --algo mccfr only")
     tg = tabular_game(game, _abstraction(args, game.is_nolimit))
@@ -144,7 +160,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     saved = load_strategy(args.strategy, game)
     tg = tabular_game(game, saved.tree.abstraction)
     if saved.params.get("card_abstraction") != "identity":
-        raise UsageError(f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; only tabular strategies can be evaluated here")
+        raise UsageError(
+            f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; "
+            "only tabular strategies can be evaluated here"
+        )
     result = exploitability(tg, saved.strategy)
     print(HEADER)
     print(_row(int(saved.params.get("iterations", 0)), 0.0, result))
