@@ -44,15 +44,15 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 
 from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
+from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.matchlog import MatchLog
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck
-from protocol.decisions import Decision, read_decision_log
+from protocol.decisions import Decision
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef
 from protocol.rules import (
@@ -69,65 +69,7 @@ from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 KINDS = ("deal", "board", "action", "imaginary")
 DEAL, BOARD, ACTION, IMAGINARY = range(4)
 _PROBABILITY_TOLERANCE = 1e-6
-
-
-# --- decision logs ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionIndex:
-    """Decisions by ``(match, hand, position)``, in the order they were made, and who made them.
-
-    ``policies``: by ``(match, seat)``, the baseline policy (a :data:`dealer.bots.POLICIES`
-    name) a seat declared it plays in that match.
-    """
-
-    by_node: Mapping[tuple[str, int, int], tuple[str, tuple[Decision, ...]]]
-    files: tuple[Path, ...] = ()
-    policies: Mapping[tuple[str, str], str] = field(default_factory=dict)
-
-    @staticmethod
-    def of(
-        records: Iterable[tuple[str, Decision]],
-        files: Sequence[Path] = (),
-        policies: Mapping[tuple[str, str], str] | None = None,
-    ) -> DecisionIndex:
-        """Index ``(seat, decision)`` pairs."""
-        grouped: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
-        for seat, d in records:
-            key = (d.match, d.hand, d.position)
-            owner, found = grouped.setdefault(key, (seat, []))
-            if owner != seat:
-                raise AivatError(
-                    f"both {owner} and {seat} logged decisions for position {d.position} of hand {d.hand} of match {d.match}"
-                )
-            found.append(d)
-        return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files), dict(policies or {}))
-
-
-def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
-    """Read decision logs (``*.dlog``).
-
-    Raises:
-        AivatError: if a file is not a decision log.
-    """
-    records: list[tuple[str, Decision]] = []
-    policies: dict[tuple[str, str], str] = {}
-    files = sorted(paths)
-    for path in files:
-        try:
-            header, decisions = read_decision_log(path)
-            seat, policy = header["seat"], header.get("policy")
-            if policy is not None:
-                if policy not in POLICIES:
-                    raise ValueError(f"the header names policy {policy!r}, which is not a baseline ({', '.join(POLICIES)})")
-                key = (header["match"], seat)
-                if policies.setdefault(key, policy) != policy:
-                    raise ValueError(f"the header says {seat} plays {policy} in {key[0]}, another log says {policies[key]}")
-            records.extend((seat, d) for d in decisions)
-        except (ValueError, KeyError) as exc:
-            raise AivatError(f"{path}: {exc}") from None
-    return DecisionIndex.of(records, files, policies)
+__all__ = ["DecisionIndex", "load_decision_logs", "stream_decision_logs"]  # re-exported: where decisions meet AIVAT
 
 
 def _closed_form(policies: Collection[Policy], players: int) -> bool:

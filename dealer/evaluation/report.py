@@ -30,7 +30,7 @@ from dealer.evaluation.aivat import (
     MatchAivat,
     declared_strategies,
     evaluate_hands,
-    load_decision_logs,
+    stream_decision_logs,
 )
 from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogReader
 from dealer.evaluation.stats import (
@@ -152,7 +152,7 @@ def report_match(
         files = [decisions]
     else:
         files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
-    index = load_decision_logs(files)
+    index = stream_decision_logs(files)
     readers = [MatchLogReader(p, game) for p in log_paths]
     bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
     logs, results, notes = [], [], []

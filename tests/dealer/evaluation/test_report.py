@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import evaluate_match
+from dealer.evaluation.aivat import evaluate_match, load_decision_logs, stream_decision_logs
+from dealer.evaluation.matchlog import read_match_log
 from dealer.evaluation.report import (
     PlotError,
     add_report_arguments,
@@ -199,9 +200,23 @@ def test_decisions_may_name_one_file_and_a_missing_one_is_an_error(mirrored, tmp
 def test_broken_pipe_exits_quietly(mirrored):
     """``dealer report LOG | head``: the reader is gone before the report is printed."""
     _, _, paths = mirrored
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "dealer.cli", "report", str(paths[0])], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=120) == 141 and err == ""
+    ) as proc:
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141 and err == ""
+
+
+def test_streamed_decision_logs_give_the_in_memory_values(mirrored):
+    """Decision logs are read as the hands go; a log given twice reads them over again."""
+    folder, _, paths = mirrored
+    files = sorted((folder / "decisions").rglob("*.dlog"))
+    streamed, loaded = stream_decision_logs(files), load_decision_logs(files)
+    for path in paths:
+        match = read_match_log(path)
+        a = evaluate_match(match, streamed)
+        b = evaluate_match(match, loaded)
+        assert np.array_equal(a.aivat, b.aivat) and a.decisions == b.decisions and sum(a.decisions.values()) > 0
+        again = evaluate_match(match, streamed)
+        assert np.array_equal(again.aivat, b.aivat)

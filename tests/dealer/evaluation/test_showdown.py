@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -15,36 +16,74 @@ from protocol.fasteval import EvalTables, eval_tables, rank_of_sums
 from protocol.gamedef import load_game
 
 
+def enumerate_patterns(holes: np.ndarray, board: np.ndarray, rest: np.ndarray, k: int) -> np.ndarray:
+    """The slow reference: the previous implementation (commit 0319b2e), which ranks every
+    player on every ``k``-card completion of ``board`` from ``rest``, one by one."""
+    return _enumerate_patterns(eval_tables(), holes, board, rest, _combinations(rest.shape[0], k))
+
+
+@lru_cache(maxsize=16)
+def _combinations(n: int, r: int) -> np.ndarray:
+    return _combinations_kernel(n, r, math.comb(n, r))
+
+
 @njit(cache=True)
-def _brute_force(t: EvalTables, holes: np.ndarray, board: np.ndarray, rest: np.ndarray, k: int) -> np.ndarray:
-    """The slow reference: rank every player on every completion, one by one."""
-    n = holes.shape[0]
-    counts = np.zeros(n**n, np.int64)
-    ranks = np.empty(n, np.int64)
-    pick = np.arange(k)
-    while True:
-        for p in range(n):
-            key = 0
-            bits = 0
-            for c in holes[p]:
-                key += t.card_key[c]
-                bits |= t.card_bit[c]
-            for c in board:
-                key += t.card_key[c]
-                bits |= t.card_bit[c]
-            for i in pick:
-                key += t.card_key[rest[i]]
-                bits |= t.card_bit[rest[i]]
-            ranks[p] = rank_of_sums(t, key, bits)
+def _combinations_kernel(n: int, r: int, count: int) -> np.ndarray:
+    """Every r-subset of 0..n-1 in lexicographic order: ``uint8[count, r]``."""
+    out = np.empty((count, r), np.uint8)
+    index = np.arange(r)
+    for row in range(count):
+        for j in range(r):
+            out[row, j] = index[j]
+        if not next_combination(index, n):
+            break
+    return out
+
+
+@njit(cache=True)
+def _enumerate_patterns(
+    tables: EvalTables, holes: np.ndarray, board: np.ndarray, rest: np.ndarray, combos: np.ndarray
+) -> np.ndarray:
+    """Count showdown patterns over every completion (``combos``: ``uint8[M, r]`` indices into ``rest``)."""
+    n_players, n_hole = holes.shape
+    n_combos, n_more = combos.shape
+    counts = np.zeros(n_players**n_players, np.int64)
+    ranks = np.empty(n_players, np.int64)
+    hole_key = np.zeros(n_players, np.int64)
+    hole_bits = np.zeros(n_players, np.int64)
+    for p in range(n_players):
+        for j in range(n_hole):
+            hole_key[p] += tables.card_key[holes[p, j]]
+            hole_bits[p] |= tables.card_bit[holes[p, j]]
+    dealt_key = 0
+    dealt_bits = 0
+    for c in board:
+        dealt_key += tables.card_key[c]
+        dealt_bits |= tables.card_bit[c]
+    for i in range(n_combos):
+        key = dealt_key
+        bits = dealt_bits
+        for j in range(n_more):
+            c = rest[combos[i, j]]
+            key += tables.card_key[c]
+            bits |= tables.card_bit[c]
+        for p in range(n_players):
+            ranks[p] = rank_of_sums(tables, key + hole_key[p], bits | hole_bits[p])
         code = 0
         scale = 1
-        for p in range(n):
-            better = np.unique(ranks[ranks > ranks[p]]).shape[0]
-            code += better * scale
-            scale *= n
+        for p in range(n_players):
+            level = 0
+            for q in range(n_players):
+                if ranks[q] > ranks[p]:
+                    first = True
+                    for q2 in range(q):
+                        if ranks[q2] == ranks[q]:
+                            first = False
+                    if first:
+                        level += 1
+            code += level * scale
+            scale *= n_players
         counts[code] += 1
-        if not next_combination(pick, rest.shape[0]):
-            break
     return counts
 
 
@@ -55,7 +94,7 @@ def _check(game_name: str, holes: list[str], board: str) -> None:
     seen = set(board_cards).union(*hole_cards)
     rest = np.array([c for c in deck(game) if c not in seen], np.int64)
     k = game.total_board_cards - len(board_cards)
-    expected = _brute_force(eval_tables(), np.array(hole_cards, np.int64), np.array(board_cards, np.int64), rest, k)
+    expected = enumerate_patterns(np.array(hole_cards, np.int64), np.array(board_cards, np.int64), rest, k)
     found = outcome_counts(tuple(deck(game)), hole_cards, board_cards, game.total_board_cards)
     assert found.sum() == math.comb(len(rest), k)
     np.testing.assert_array_equal(found, expected)
