@@ -50,8 +50,10 @@ if TYPE_CHECKING:
 
 EPILOG = """examples:
   dealer report matches/RUN/*.log                  # decision logs from matches/RUN/decisions
-  dealer report m.log --decisions dlogs/ --json m.json --plot m.png
-  dealer report nolimit2p_s11.log --game holdem.nolimit.2p.reverse_blinds.game
+  dealer report m.log --decisions dlogs/ --json out/m.json --plot m.png
+  dealer report m.log --decisions m.Alice.dlog     # one decision log
+  dealer report nolimit2p_s11.log                  # a reference dealer's log: its game is found by name
+  dealer report odd.log --game my.game             # the game of every log, whatever the headers say
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot

@@ -46,8 +46,9 @@ def supported(num_hole_cards: int, total_board_cards: int) -> bool:
     return 2 * num_hole_cards + total_board_cards < 2 * FLUSH
 
 
-# Mirrored matches deal the same cards: a big cache lets the second replay reuse them.
-@lru_cache(maxsize=1 << 16)
+# Every node of a hand asks for the counts of the same cards: a small cache serves them
+# (a big one would only grow with the log, and recounting is cheap).
+@lru_cache(maxsize=1 << 10)
 def outcome_counts(
     full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], total_board: int
 ) -> np.ndarray:

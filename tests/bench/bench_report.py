@@ -133,6 +133,9 @@ def main() -> None:
             (f"chance only, {args.memory_hands:,} hands", short, None),
             (f"logged σ, {args.memory_hands:,} hands", short, short.parent / "decisions"),
         ]
+        # A first report compiles whatever kernels changed since numba cached them: not timed.
+        warm = make_log(root / "warm", 50, args.seed, declared=True)
+        measure(warm, warm.parent / "decisions")
         for label, log, decisions in cases:
             r = measure(log, decisions)
             ms, cpu_ms = 1000 * r["seconds"] / r["hands"], 1000 * r["cpu"] / r["hands"]

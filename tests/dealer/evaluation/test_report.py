@@ -17,6 +17,7 @@ from dealer.evaluation.aivat import evaluate_match, load_decision_logs, stream_d
 from dealer.evaluation.matchlog import read_match_log
 from dealer.evaluation.report import (
     PlotError,
+    _DelayedProgress,
     add_report_arguments,
     cumulative_with_band,
     report_match,
@@ -220,3 +221,18 @@ def test_streamed_decision_logs_give_the_in_memory_values(mirrored):
         assert np.array_equal(a.aivat, b.aivat) and a.decisions == b.decisions and sum(a.decisions.values()) > 0
         again = evaluate_match(match, streamed)
         assert np.array_equal(again.aivat, b.aivat)
+
+
+def test_progress_bar_only_for_slow_reports(monkeypatch, capsys):
+    quick = _DelayedProgress(10, enabled=True)
+    for _ in range(10):
+        quick.advance()
+    quick.close()
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_DelayedProgress, "DELAY", 0.0)
+    slow = _DelayedProgress(10, enabled=True)
+    for _ in range(10):
+        slow.advance()
+    slow.close()
+    err = capsys.readouterr().err
+    assert "dealer report [" in err and "10/10" in err
