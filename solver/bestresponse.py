@@ -124,7 +124,9 @@ def _enumerate_deals(game: TabularGame) -> _Deals:
         state = tree.states[node]
         showdown[int(node)] = np.array(
             [
-                with_cards(state, tuple(tuple(space.hands[h].tolist()) for h in c), tuple(space.boards[last][b].tolist())).values()
+                with_cards(
+                    state, tuple(tuple(space.hands[h].tolist()) for h in c), tuple(space.boards[last][b].tolist())
+                ).values()
                 for c, b in zip(hands, boards[:, last])
             ]
         )
@@ -202,7 +204,10 @@ def tabulate_policy(game: TabularGame, policy: Policy) -> np.ndarray:
                 holes = tuple(tuple(space.hands[h].tolist()) if q == p else () for q in range(game.game.num_players))
                 probs = np.asarray(policy(with_cards(state, holes, board), actions), dtype=np.float64)
                 if probs.shape != (len(actions),):
-                    raise ValueError(f"the policy returned {probs.shape[0] if probs.ndim else 1} probabilities for {len(actions)} actions at node {node}")
+                    raise ValueError(
+                        f"the policy returned {probs.shape[0] if probs.ndim else 1} probabilities "
+                        f"for {len(actions)} actions at node {node}"
+                    )
                 start = lay.offset[node] + (b * space.n_hands + h) * len(actions)
                 out[start : start + len(actions)] = probs
     return out
@@ -223,7 +228,9 @@ def expand_buckets(
     tree, space, lay = game.tree, game.space, game.layout
     for r, table in enumerate(buckets):
         if table.shape != (space.n_boards[r], space.n_hands):
-            raise ValueError(f"bucket table of round {r + 1} has shape {table.shape}, expected {(space.n_boards[r], space.n_hands)}")
+            raise ValueError(
+                f"bucket table of round {r + 1} has shape {table.shape}, expected {(space.n_boards[r], space.n_hands)}"
+            )
         if table.min() < 0 or table.max() >= bucket_layout.rows[r]:
             raise ValueError(f"bucket table of round {r + 1} has buckets outside 0..{bucket_layout.rows[r] - 1}")
     out = np.empty(lay.size)

@@ -209,7 +209,7 @@ def _traverse(
             if kind == CHANCE:
                 node = tree.children[first]
                 continue
-            if kind == FOLD_END or kind == SHOWDOWN:
+            if kind in (FOLD_END, SHOWDOWN):
                 value = tree.fold_value[node, trav] if kind == FOLD_END else _showdown(node, trav, ranks, tree)
                 descending = False
                 continue

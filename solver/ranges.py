@@ -312,7 +312,10 @@ def walk(
         for a in range(n_a):
             for h in range(n_h):
                 child_o[h] = reach_o[h] * sigma[h, a]
-            values += walk(tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+            values += walk(
+                tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards,
+                regret, avg, strategy, d_pos, d_neg, d_avg,
+            )  # fmt: skip
         return values
 
     child_values = np.empty((n_a, n_h))
@@ -323,7 +326,9 @@ def walk(
         else:
             for h in range(n_h):
                 child_t[h] = reach_t[h] * sigma[h, a]
-        child_values[a] = walk(tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+        child_values[a] = walk(
+            tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg
+        )
     if mode == BEST_RESPONSE:
         for h in range(n_h):
             values[h] = child_values[0, h]

@@ -11,13 +11,17 @@ from solver.artifacts import ArtifactError, load_artifact, save_artifact
 
 def test_round_trip_and_checks(tmp_path):
     game = load_game("leduc.limit.2p")
-    arrays = {"regret": np.arange(12, dtype=np.float64).reshape(3, 4), "slots": np.array([1, 2, 3], np.int32), "empty": np.zeros(0, np.int8)}
+    arrays = {
+        "regret": np.arange(12, dtype=np.float64).reshape(3, 4),
+        "slots": np.array([1, 2, 3], np.int32),
+        "empty": np.zeros(0, np.int8),
+    }
     path = save_artifact(tmp_path / "s.art", "strategy", arrays, game=game, params={"iterations": 10})
     art = load_artifact(path, "strategy", game=game, params={"iterations": 10}, verify=True)
     for name, array in arrays.items():
         assert np.array_equal(art.arrays[name], array) and art.arrays[name].dtype == array.dtype
     assert isinstance(art.arrays["regret"], np.memmap)  # no copy
-    with pytest.raises(ArtifactError, match="expected 'buckets'.*rebuild it with: make it"):
+    with pytest.raises(ArtifactError, match=r"expected 'buckets'.*rebuild it with: make it"):
         load_artifact(path, "buckets", rebuild="make it")
     with pytest.raises(ArtifactError, match="different game"):
         load_artifact(path, "strategy", game=load_game("kuhn.limit.2p"))
