@@ -35,13 +35,15 @@ import numpy as np
 from numba import njit
 
 UNSAFE, RESOLVE, MAXMARGIN = 0, 1, 2
-#: Gadget names → (kernel kind, alternative: "cbv", "estimate" or "cbv+gifts").
+#: Gadget names → (kernel kind, alternative: "none", "cbv", "estimate", plus "+gifts").
 GADGETS: dict[str, tuple[int, str]] = {
     "unsafe": (UNSAFE, "none"),
     "resolve": (RESOLVE, "cbv"),
     "maxmargin": (MAXMARGIN, "cbv"),
     "estimated-maxmargin": (MAXMARGIN, "estimate"),
     "reach-maxmargin": (MAXMARGIN, "cbv+gifts"),
+    # Libratus's own choice: the estimate raised by the gifts.
+    "reach-estimated-maxmargin": (MAXMARGIN, "estimate+gifts"),
 }
 
 

@@ -72,9 +72,9 @@ def build_gadget(
     """The gadget protecting ``player``'s re-solve at (``node``, ``board``) against the opponent.
 
     Alternatives: the opponent's blueprint CBV (``resolve``, ``maxmargin``), its value
-    under the blueprint profile (``estimated-maxmargin``), or the CBV plus its gifts
-    on the way here, each divided by ``split`` (``reach-maxmargin``; ``split=None`` is
-    the "no split" scaling).
+    under the blueprint profile (``estimated-maxmargin``), or either plus its gifts
+    on the way here, each divided by ``split`` (``reach-maxmargin``,
+    ``reach-estimated-maxmargin``; ``split=None`` is the "no split" scaling).
     """
     if name not in GADGETS:
         return make_gadget(name, np.zeros(0), np.zeros(0), np.zeros(0))  # raises with the list of names
@@ -84,8 +84,8 @@ def build_gadget(
     if source == "none":
         alternatives = np.zeros_like(weight)
     else:
-        alternatives = bv.values(node, board, opponent, best=source != "estimate").copy()
-        if source == "cbv+gifts":
+        alternatives = bv.values(node, board, opponent, best=not source.startswith("estimate")).copy()
+        if source.endswith("+gifts"):
             alternatives += bv.gifts(node, board, opponent, form=gift_form, split=split)
     return make_gadget(name, alternatives, weight, bv.reach(node, board, opponent))
 

@@ -43,9 +43,9 @@ class ExperimentGame:
 
 
 TABLE1 = (
-    ExperimentGame("small2", "small 2-round", "0.5,1;allin;cap=2", (None, 4), 1, 400, 150,
+    ExperimentGame("small2", "small 2-round", "0.5,1;allin;cap=2", (None, 6), 1, 400, 150,
                    {"blueprint": 91.3, "unsafe": 5.51, "safe": 22.6}),
-    ExperimentGame("large2", "large 2-round", "0.5,1;allin;cap=2", (None, 6), 1, 300, 150,
+    ExperimentGame("large2", "large 2-round", "0.5,1;allin;cap=2", (None, 8), 1, 300, 120,
                    {"blueprint": 41.3, "unsafe": 397, "safe": 9.84}),
     ExperimentGame("three3", "3-round", "0.5,1;allin;cap=2,1,1", (None, 4, 4), 1, 300, 120,
                    {"blueprint": 346, "unsafe": 79.3, "safe": 72.6}),

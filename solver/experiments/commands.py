@@ -47,6 +47,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     subgames.add_argument("--games", default=None, help=f"comma-separated games to run (default all: {keys})")
     subgames.add_argument("--save", type=Path, default=None, help="save every combined strategy as DIR/GAME-METHOD.strategy")
     subgames.set_defaults(handler=run_subgames)
+    nested = which.add_parser("nested", help="Table 2: action translation vs nested unsafe and safe subgame solving",
+                              epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    nested.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny game, few iterations)")
+    nested.set_defaults(handler=run_nested_table)
     export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
                             epilog=EXPORT_EPILOG, formatter_class=raw)
     export.add_argument("strategy", type=Path, help="a strategy artifact (from 'solver solve' or 'experiment --save')")
@@ -76,6 +80,18 @@ def run_subgames(args: argparse.Namespace) -> int:
             for r in res:
                 save_strategy(args.save / f"{spec.key}-{r.method}.strategy", tg.tree, tg.layout, r.strategy, method=r.method)
     print(format_table(specs, blueprints, results))
+    print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
+    return 0
+
+
+def run_nested_table(args: argparse.Namespace) -> int:
+    from solver.experiments.nested import NESTED, NESTED_QUICK, format_nested, run_nested
+
+    spec = NESTED_QUICK if args.quick else NESTED
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    started = time.perf_counter()
+    mbb, own, smallest = run_nested(spec, log=lambda line: print(line, flush=True))
+    print(format_nested(spec, mbb, own, smallest))
     print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
     return 0
 
