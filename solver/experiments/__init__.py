@@ -15,6 +15,11 @@ from protocol.gamedef import GameDef, load_game
 GAMES_DIR = Path(__file__).parent / "games"
 
 
+def experiment_game(key: str) -> GameDef:
+    """The experiment game ``games/KEY.game``."""
+    return load_game(GAMES_DIR / f"{key}.game")
+
+
 @dataclass(frozen=True)
 class ExperimentGame:
     """One column of a table: a game, its abstractions and how long each solve runs.
@@ -39,7 +44,7 @@ class ExperimentGame:
     published: dict[str, float]
 
     def game(self) -> GameDef:
-        return load_game(GAMES_DIR / f"{self.key}.game")
+        return experiment_game(self.key)
 
 
 TABLE1 = (

@@ -29,7 +29,7 @@ import numpy as np
 from protocol.gamedef import GameDef
 from solver.abstraction import ActionAbstraction, parse_abstraction
 from solver.blueprint_values import BlueprintValues
-from solver.experiments import GAMES_DIR
+from solver.experiments import experiment_game
 from solver.experiments.blueprint import bucketed_cfr
 from solver.experiments.seats import SeatAbstraction, carry_blueprint, edge_labels, translation
 from solver.gadgets import Gadget, make_gadget
@@ -51,9 +51,7 @@ class NestedSpec:
     published: dict[str, float]
 
     def game(self) -> GameDef:
-        from protocol.gamedef import load_game
-
-        return load_game(GAMES_DIR / f"{self.key}.game")
+        return experiment_game(self.key)
 
 
 NESTED = NestedSpec("nested2", "2-round, 20 big blinds", "1/0.5,1,2;allin;cap=2", "1;allin;cap=2", 400, 150,
