@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.ranges import BEST_RESPONSE, EVALUATE, TabularGame, kernel_arrays, walk
+from solver.gadgets import hand_weights
+from solver.ranges import BEST_RESPONSE, EVALUATE, WHOLE, TabularGame, kernel_arrays, walk
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 
 GIFT_FORMS = ("lower-bound", "exact")
@@ -109,11 +110,9 @@ class BlueprintValues:
         chance times the other player's reach, summed over the other's hands (no shared card)."""
         space = self.game.space
         other = self.reach(node, board, 1 - player, strategy)
-        hands = space.hands
-        clash = (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
         mask = self._mask(self.board_round(node), board)
         scale = space.hand_probability() * self.deal_probability(node)
-        return mask * ((~clash).astype(np.float64) @ other) * scale
+        return mask * hand_weights(space.hands, other) * scale
 
     # --- values ----------------------------------------------------------------------
 
@@ -136,7 +135,7 @@ class BlueprintValues:
         unused = np.zeros(0)
         return walk(
             np.int64(node), np.int64(board), np.int64(player), np.ones(n_h), other, np.int64(mode),
-            tree_arrays, cards, unused, unused, s, 1.0, 1.0, 1.0,
+            tree_arrays, cards, unused, unused, s, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
         )
 
     def action_values(self, node: int, board: int, player: int) -> np.ndarray:

@@ -24,7 +24,9 @@ solver's convergence).
 
 The kernels here are what a subgame solver's root hook calls each iteration:
 :func:`gadget_reach` before the re-solver's update, :func:`gadget_update` with the
-opponent's values after the opponent's update.
+opponent's values after the opponent's update.  :class:`GadgetHook` is that hook for
+:class:`solver.subgame.SubgameSolver` (whose values weigh every hand pair 1: give it
+alternatives in those units and weights from :func:`hand_weights`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+
+from solver.cfr import DCFR, CFRConfig
+from solver.ranges import discounts
 
 UNSAFE, RESOLVE, MAXMARGIN = 0, 1, 2
 #: Gadget names → (kernel kind, alternative: "none", "cbv", "estimate", plus "+gifts").
@@ -102,6 +107,48 @@ def make_gadget(name: str, alternatives: np.ndarray, weight: np.ndarray, bluepri
     if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1:
         raise GadgetError(f"alternatives, weights and reach must be vectors of one length, got {[a.shape for a in arrays]}")
     return Gadget(name, *arrays)
+
+
+def hand_weights(hands: np.ndarray, other_reach: np.ndarray) -> np.ndarray:
+    """(n_hands,) the other player's reach summed over the hands sharing no card with
+    each hand (``hands``: (n_hands, hole cards) card ids): a gadget's weights, up to the
+    chance factor every hand shares."""
+    clash = (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
+    return (~clash).astype(np.float64) @ np.asarray(other_reach, np.float64)
+
+
+class GadgetHook:
+    """A gadget at the root of a :class:`solver.subgame.SubgameSolver` (its ``RootHook``).
+
+    Args:
+        gadget: alternatives and weights in the solver's units (values summed over the
+            other player's hands, each weighted by its root reach).
+        opponent: the player the gadget protects against.
+        config: the solver's discounting, applied to the gadget's regrets too.
+    """
+
+    def __init__(self, gadget: Gadget, opponent: int, config: CFRConfig = DCFR) -> None:
+        self.gadget = gadget
+        self.opponent = opponent
+        self.config = CFRConfig(*(float(x) for x in config))
+        self.regrets = gadget.new_regrets()
+        self.reach = np.zeros(len(gadget.weight))
+
+    def root_reach(self, iteration: int, player: int, reach: np.ndarray) -> np.ndarray | None:
+        """The opponent's root reach this iteration (None for the re-solver: keep its range)."""
+        if player != self.opponent:
+            return None
+        g = self.gadget
+        gadget_reach(g.kind, self.regrets, g.weight, g.blueprint_reach, self.reach)
+        return self.reach.copy()
+
+    def entered(self, iteration: int, player: int, values: np.ndarray) -> None:
+        """Feed the opponent's counterfactual values of entering to the gadget."""
+        if player != self.opponent:
+            return
+        d_pos, d_neg, _ = discounts(iteration, *self.config)
+        g = self.gadget
+        gadget_update(g.kind, self.regrets, g.alternatives, g.weight, self.reach, np.asarray(values, np.float64), d_pos, d_neg)
 
 
 @njit(cache=True)

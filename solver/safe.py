@@ -21,7 +21,7 @@ from numba import njit
 from solver.blueprint_values import BlueprintValues
 from solver.cfr import DCFR, CFRConfig
 from solver.gadgets import GADGETS, Gadget, gadget_reach, gadget_update, make_gadget
-from solver.ranges import CardArrays, TreeArrays, discounts, walk
+from solver.ranges import WHOLE, CardArrays, TreeArrays, discounts, walk
 from solver.tree import DECISION
 
 
@@ -53,14 +53,18 @@ def _solve(
     opponent = np.int64(1) - player
     update = np.int64(0)
     unused = np.zeros(0)
+    whole, no_reach, no_value = np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h))
     opp_reach = np.empty(n_h)
     for t in range(1, iterations + 1):
         d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
         gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach)
-        walk(node, board, player, our_reach, opp_reach * deal, update, tree, cards, regret, avg, unused, d_pos, d_neg, d_avg)
+        walk(
+            node, board, player, our_reach, opp_reach * deal, update,
+            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
+        )
         values = walk(
             node, board, opponent, opp_reach.copy(), our_reach * deal, update,
-            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg,
+            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
         )
         gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
 

@@ -16,7 +16,7 @@ weighted by their probability and p's own reach there (p knows its own actions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,8 +33,8 @@ class SeatAbstraction(ActionAbstraction):
 
     seats: tuple[ActionAbstraction, ...] = field(default=())
 
-    def raise_sizes(self, state: State) -> list[int]:
-        return self.seats[state.current_player].raise_sizes(state)
+    def raise_sizes(self, state: State, scale: float = 1.0) -> list[int]:
+        return self.seats[state.current_player].raise_sizes(state, scale)
 
     def spec(self) -> str:
         return " | ".join(f"seat {p + 1}: {a.spec()}" for p, a in enumerate(self.seats))
@@ -42,18 +42,24 @@ class SeatAbstraction(ActionAbstraction):
 
 def size_labels(abstraction: ActionAbstraction, state: State) -> dict[int, str]:
     """Raise-to sizes the blueprint ``abstraction`` offers in ``state`` → a label naming
-    the size in any state: the pot fraction (``"0.5"``), ``"allin"`` or ``"min"``."""
+    the size in any state: the pot fraction that makes it (``"0.5"``), ``"allin"`` or
+    ``"min"``.  Each fraction's size comes from the abstraction's own sizing rule."""
     bounds = state.raise_bounds()
     sizes = set(abstraction.raise_sizes(state))
     if bounds is None or not sizes:
         return {}
     low, high = bounds
-    after_call = state.pot + state.amount_to_call()
     out = {high: "allin"} if high in sizes else {}
-    for fraction in abstraction.pot_fractions[min(state.round, len(abstraction.pot_fractions) - 1)]:
-        size = min(state.max_spent + round(fraction * after_call), high)
-        if size in sizes:
-            out.setdefault(size, f"{fraction:g}")
+    r = state.round
+    fractions = [f for table in (abstraction.pot_fractions, abstraction.raise_fractions) if table
+                 for f in table[min(r, len(table) - 1)]]
+    for fraction in fractions:
+        alone = (fraction,)
+        single = replace(abstraction, pot_fractions=(alone,), raise_fractions=(alone,) if abstraction.raise_fractions else (),
+                         all_in=False, min_raise=False)
+        made = single.raise_sizes(state)
+        if made and made[0] in sizes:
+            out.setdefault(made[0], f"{fraction:g}")
     if abstraction.min_raise and low in sizes:
         out.setdefault(low, "min")
     return out

@@ -5,16 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from protocol.cards import parse_cards
 from protocol.gamedef import load_game
-from protocol.rules import ActionType
+from protocol.rules import CALL, ActionType, initial_state, with_cards
 from solver.abstraction import parse_abstraction
 from solver.bestresponse import tabulate_policy
 from solver.blueprint_values import BlueprintValues, subgames_below
 from solver.cfr import CFR_PLUS, CFRSolver
+from solver.experiments import experiment_game
 from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.gadgets import GadgetError, make_gadget
+from solver.gadgets import GadgetError, GadgetHook, hand_weights, make_gadget
 from solver.ranges import tabular_game
 from solver.safe import build_gadget, finite_min, margins
+from solver.subgame import SubgameSolver, build_subgame
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +116,27 @@ def test_estimated_and_unsafe_margins_are_reported(leduc: BlueprintValues) -> No
     _, unsafe_margin, solved = combined_strategy(leduc, roots[:1], 1, "unsafe", 50)
     assert np.isnan(unsafe_margin) and solved > 0
     assert finite_min(np.array([np.nan, 2.0, -1.0])) == -1.0
+
+
+@pytest.mark.parametrize("method", ["resolve", "maxmargin"])
+def test_gadget_hook_on_the_subgame_solver_keeps_margins_nonnegative(method: str) -> None:
+    """The last round of the quick experiment game: the 'blueprint' is uniform play, so the
+    alternatives are the opponent's best-response values against uniform."""
+    state = initial_state(experiment_game("quick2")).apply(CALL).apply(CALL)
+    sg = build_subgame(with_cards(state, ((), ()), parse_cards("AsKh")), parse_abstraction("1;allin"))
+    rng = np.random.default_rng(5)
+    ranges = rng.random((2, sg.n_hands))
+    opponent = 0
+    uniform = SubgameSolver(sg, ranges)
+    alternatives = uniform.best_response_values(0, opponent)
+    weight = hand_weights(sg.hands, ranges[1 - opponent])
+    gadget = make_gadget(method, alternatives, weight, ranges[opponent])
+    solver = SubgameSolver(sg, ranges)
+    hook = GadgetHook(gadget, opponent)
+    solver.solve(0.0, max_iterations=600, check_every=600, hook=hook)
+    m = gadget.margins(solver.best_response_values(0, opponent))
+    assert np.nanmin(m) >= -0.02
+    # The unsafe gadget is the plain solve: the hook hands back the range itself.
+    unsafe = GadgetHook(make_gadget("unsafe", alternatives, weight, ranges[opponent]), opponent)
+    assert np.allclose(unsafe.root_reach(1, opponent, ranges[opponent]), ranges[opponent])
+    assert unsafe.root_reach(1, 1 - opponent, ranges[1 - opponent]) is None
