@@ -11,7 +11,7 @@ from solver.bestresponse import check_strategy
 from solver.blueprint_values import BlueprintValues
 from solver.experiments.blueprint import bucketed_cfr
 from solver.experiments.nested import in_abstraction, nested_gadget, seat_game
-from solver.experiments.seats import carry_blueprint, edge_labels
+from solver.experiments.seats import carry_blueprint, edge_labels, translation
 from solver.ranges import BEST_RESPONSE, WHOLE, normalized, tabular_game, walk
 from solver.safe import finite_min, margins, solve_subgame, subgame_rows
 from solver.tree import DECISION
@@ -113,3 +113,42 @@ def test_two_off_tree_bets_in_one_hand(setup) -> None:
     assert len(changed) and np.isin(changed, rows).all()
     with pytest.raises(ValueError, match="not an off-tree action"):
         nested_gadget(bv1, flop, int(tree.child_start[flop]), 0, RESOLVER, "maxmargin", BLUEPRINT)
+
+
+def test_carrying_the_blueprint_onto_its_own_tree_changes_nothing() -> None:
+    game = load_game("leduc.nolimit.2p")
+    blueprint = tabular_game(game, BLUEPRINT)
+    sigma = bucketed_cfr(blueprint, [None, None], 20)
+    for player in range(2):
+        same = seat_game(game, BLUEPRINT, BLUEPRINT, player)
+        assert same.layout.size == blueprint.layout.size
+        carried = carry_blueprint(same, blueprint, sigma, player)
+        bv = BlueprintValues(blueprint, sigma)
+        tree, lay, space = blueprint.tree, blueprint.layout, blueprint.space
+        compared = 0
+        for n in np.flatnonzero((tree.kind == DECISION) & (tree.player == player)):
+            n_a = int(tree.child_count[n])
+            for b in range(space.n_boards[tree.round[n]]):
+                # Rows the player never plays to keep a default; the others must match.
+                for h in np.flatnonzero(bv.reach(int(n), b, player) > 0):
+                    start = lay.offset[n] + (b * space.n_hands + h) * n_a
+                    np.testing.assert_allclose(carried[start : start + n_a], sigma[start : start + n_a], atol=1e-12)
+                    compared += 1
+        assert compared > 100
+
+
+def test_translation_of_an_off_tree_bet_is_pseudoharmonic(setup) -> None:
+    real, _ = setup
+    game = load_game("leduc.nolimit.2p")
+    blueprint = tabular_game(game, BLUEPRINT)
+    root = 0
+    half = _off_edge(real, root, 200)  # x = 0.5 between the call (0, kept: it does not end the round) and the pot (1)
+    pairs = translation(real, root, half, blueprint, 0)
+    probs = {edge_labels(blueprint.tree, 0, BLUEPRINT)[e - blueprint.tree.child_start[0]]: p for e, p in pairs}
+    # f(0.5) with A = 0, B = 1: (1 - 0.5)(1 + 0) / ((1 - 0)(1 + 0.5)) = 1/3
+    assert probs == pytest.approx({"c": 1 / 3, "1": 2 / 3})
+    twice = _off_edge(real, root, 500)  # x = 2 between the pot (1) and all-in (1100 / 200 = 5.5)
+    pairs = translation(real, root, twice, blueprint, 0)
+    probs = {edge_labels(blueprint.tree, 0, BLUEPRINT)[e - blueprint.tree.child_start[0]]: p for e, p in pairs}
+    # f(2) with A = 1, B = 5.5: (5.5 - 2)(1 + 1) / ((5.5 - 1)(1 + 2)) = 7 / 13.5
+    assert probs == pytest.approx({"1": 7 / 13.5, "allin": 1 - 7 / 13.5})
