@@ -33,9 +33,10 @@ def hand_strength(space: CardSpace) -> list[np.ndarray]:
     for r in range(last + 1):
         ext = space.extensions(r, last)
         grouped = final.reshape(space.n_boards[r], ext, space.n_hands)
-        with np.errstate(invalid="ignore"):
-            mean = np.nanmean(np.where(np.isnan(grouped), np.nan, grouped), axis=1) if ext > 1 else grouped[:, 0]
-        mean[space.compat[r] == 0] = np.nan
+        count = (~np.isnan(grouped)).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nansum(grouped, axis=1) / count  # NaN where no completion fits the hand
+        mean[(space.compat[r] == 0) | (count == 0)] = np.nan
         out.append(mean)
     return out
 
