@@ -87,7 +87,7 @@ def regret_proxy(solver: ParallelMCCFRSolver) -> float:
     if not touched or not solver.iterations:
         return float("nan")
     positive = float(np.maximum(regret, 0).sum(dtype=np.float64))
-    return 1000.0 * positive / touched / solver.iterations / solver.tree.game.big_blind
+    return 1000.0 * positive / int(touched) / solver.iterations / solver.tree.game.big_blind
 
 
 class _StopSignal:

@@ -1,0 +1,68 @@
+"""Blueprint training speed: MCCFR iterations/s with 1 and 2 threads, peak memory, load.
+
+    .venv/bin/python tests/bench/bench_blueprint.py [--cards DIR] [--iterations 65536]
+
+Trains the default blueprint's betting tree (``precompute.blueprint_train.DEFAULT_ACTIONS``)
+on the blueprint card abstraction in ``--cards`` (a folder ``precompute abstraction
+--preset blueprint`` wrote; the maps of the shipped default blueprint if omitted),
+with the Pluribus schedule, once with one thread and once with two, from the same
+seed.  Prints iterations/s of each (kernels compiled and a first block run before
+timing), the ratio, whether the arrays are identical (they must be), the peak RSS
+of the process and the load average before and after.  The machine may be shared:
+read the load average with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+from precompute.blueprint import Blueprint
+from precompute.blueprint_train import DEFAULT_ACTIONS
+from precompute.cardbuckets import BlueprintCards
+from protocol.cards import deck
+from protocol.gamedef import load_game
+from solver.abstraction import parse_abstraction
+from solver.mccfr import pluribus_schedule
+from solver.mccfr_parallel import ParallelMCCFRSolver
+from solver.tree import build_tree
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cards", type=Path, help="folder with preflop/flop/turn.buckets (default: the shipped maps)")
+    parser.add_argument("--iterations", type=int, default=65_536, help="timed iterations per thread count")
+    parser.add_argument("--block", type=int, default=1024)
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}")
+    game = load_game("holdem.nolimit.2p")
+    if args.cards:
+        cards = BlueprintCards.load_built(args.cards, game, 24)
+    else:
+        cards = Blueprint.load().cards
+    tree = build_tree(game, parse_abstraction(DEFAULT_ACTIONS))
+    schedule = pluribus_schedule(8 * args.iterations, average_rounds=2)
+    rates, arrays = {}, {}
+    for threads in (1, 2):
+        solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction("bench"), schedule, seed=1,
+                                     block=args.block, threads=threads)
+        solver.run(args.block)  # compile and warm up
+        start = time.perf_counter()
+        solver.run(args.iterations)
+        rates[threads] = args.iterations / (time.perf_counter() - start)
+        arrays[threads] = (solver.regret, solver.avg)
+        print(f"{threads} thread(s): {rates[threads]:,.0f} iterations/s over {args.iterations:,} iterations "
+              f"({tree.n_nodes:,} nodes, {solver.layout.size:,} strategy entries)", flush=True)
+    same = all(np.array_equal(a, b) for a, b in zip(arrays[1], arrays[2]))
+    print(f"2 threads / 1 thread: {rates[2] / rates[1]:.2f}x; arrays identical: {same}")
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
