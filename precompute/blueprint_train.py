@@ -208,7 +208,6 @@ def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
         f"- card abstraction: preset `{p['card_preset']}`, buckets {p['card_config']['buckets']} "
         "(river: hand-strength percentiles)",
         f"- block: `{p['block']}`; average strategy kept on the first {p['average_rounds']} rounds",
-        f"- last training run: {p['seconds_this_run']:,} s on {p['threads']} threads, peak RSS {p['peak_rss_mb']} MB",
         "",
         "The arrays' SHA-256 (`solver.artifacts` content hash), checked by the tests:",
         "",

@@ -30,7 +30,7 @@ abstraction build resumes from OUT/checkpoints when run again with the same opti
 an interrupted blueprint (Ctrl-C) resumes from OUT/checkpoint.mccfr the same way."""
 
 BLUEPRINT_EPILOG = """examples:
-  precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick      # ~1 minute
+  precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick      # a check: ~22 s of CPU time
   precompute blueprint --game holdem.nolimit.2p --iterations 8388608 --out bp/main --compress
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--block", type=int, default=1024, help="iterations per deterministic parallel block (default 1024)")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints (default 5)")
     p.add_argument("--stop-at", type=int, help="stop after this many iterations (a multiple of --block), keeping the schedule")
-    p.add_argument("--compress", action="store_true", help="also write OUT/blueprint.art.xz and OUT/RECIPE.md for shipping")
+    p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
     return parser
@@ -207,7 +207,7 @@ def _blueprint(args: argparse.Namespace) -> int:
     path = train_blueprint(game, args.out, config, command=command, show_progress=not args.quiet)
     print(f"blueprint written to {path} in {time.monotonic() - start:.0f}s")
     if args.compress:
-        shipped = compress(path)
+        shipped = compress(path, args.out / f"{Path(args.game).name.removesuffix('.game')}.blueprint.xz")
         recipe = write_recipe(path, shipped, args.out / "RECIPE.md")
         print(f"compressed copy: {shipped}; recipe: {recipe}")
     return 0

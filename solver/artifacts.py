@@ -214,10 +214,11 @@ def decompressed(path: str | Path, cache_dir: str | Path) -> Path:
     return target
 
 
-def compress(path: str | Path) -> Path:
-    """Write ``path`` + ``.xz`` (xz, preset 9 extreme) next to ``path``, atomically; returns it."""
+def compress(path: str | Path, target: str | Path | None = None) -> Path:
+    """Write an xz copy (preset 9 extreme) of ``path`` to ``target`` (default ``path`` + ``.xz``),
+    atomically; returns ``target``."""
     path = Path(path)
-    target = path.with_name(path.name + ".xz")
+    target = Path(target) if target is not None else path.with_name(path.name + ".xz")
     tmp = target.with_name(target.name + ".tmp")
     with open(path, "rb") as src, lzma.open(tmp, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
         for chunk in iter(lambda: src.read(1 << 20), b""):

@@ -8,7 +8,8 @@ on the blueprint card abstraction in ``--cards`` (a folder ``precompute abstract
 with the Pluribus schedule, once with one thread and once with two, from the same
 seed.  Prints iterations/s of each (kernels compiled and a first block run before
 timing), the ratio, whether the arrays are identical (they must be), the peak RSS
-of the process and the load average before and after.  The machine may be shared:
+of the process, the loading API's times per lookup on the shipped default, and the
+load average before and after.  The machine may be shared:
 read the load average with the figures.
 """
 
@@ -27,6 +28,7 @@ from precompute.blueprint_train import DEFAULT_ACTIONS
 from precompute.cardbuckets import BlueprintCards
 from protocol.cards import deck
 from protocol.gamedef import load_game
+from protocol.rules import CALL
 from solver.abstraction import parse_abstraction
 from solver.mccfr import pluribus_schedule
 from solver.mccfr_parallel import ParallelMCCFRSolver
@@ -61,7 +63,33 @@ def main() -> None:
     same = all(np.array_equal(a, b) for a, b in zip(arrays[1], arrays[2]))
     print(f"2 threads / 1 thread: {rates[2] / rates[1]:.2f}x; arrays identical: {same}")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
+    lookups()
     print(f"load average after: {os.getloadavg()}")
+
+
+def lookups() -> None:
+    """Time the loading API of the shipped default along a checked-down hand."""
+    start = time.perf_counter()
+    bp = Blueprint.load()
+    print(f"Blueprint.load() of the shipped default: {time.perf_counter() - start:.2f} s")
+    board = [10, 23, 31, 44, 50]
+    node = bp.root
+    for _ in range(7):
+        seen = board[: (0, 3, 4, 5)[int(bp.tree.round[node])]]
+        bp.range_strategy(node, seen)
+        start = time.perf_counter()
+        for _ in range(200):
+            bp.strategy_at(node, [0, 1], seen)
+        single = (time.perf_counter() - start) / 200
+        start = time.perf_counter()
+        for _ in range(50):
+            bp.range_strategy(node, seen)
+        whole = (time.perf_counter() - start) / 50
+        print(f"  node {node} (round {bp.tree.round[node]}): strategy_at {1e3 * single:.3f} ms, "
+              f"range_strategy {1e3 * whole:.3f} ms")
+        if bp.tree.round[node] == 3:
+            break
+        node = bp.child(node, CALL)
 
 
 if __name__ == "__main__":
