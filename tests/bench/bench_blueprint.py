@@ -8,7 +8,9 @@ on the blueprint card abstraction in ``--cards`` (a folder ``precompute abstract
 with the Pluribus schedule, once with one thread and once with two, from the same
 seed.  Prints iterations/s of each (kernels compiled and a first block run before
 timing), the ratio, whether the arrays are identical (they must be), the peak RSS
-of the process, the loading API's times per lookup on the shipped default, and the
+of the process, how many cores each run kept busy (CPU seconds per wall second: on a
+shared machine two threads only help when a second core is free), the loading API's
+times per lookup on the shipped default, and the
 load average before and after.  The machine may be shared:
 read the load average with the figures.
 """
@@ -54,12 +56,14 @@ def main() -> None:
         solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction("bench"), schedule, seed=1,
                                      block=args.block, threads=threads)
         solver.run(args.block)  # compile and warm up
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         solver.run(args.iterations)
-        rates[threads] = args.iterations / (time.perf_counter() - start)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        rates[threads] = args.iterations / wall
         arrays[threads] = (solver.regret, solver.avg)
         print(f"{threads} thread(s): {rates[threads]:,.0f} iterations/s over {args.iterations:,} iterations "
-              f"({tree.n_nodes:,} nodes, {solver.layout.size:,} strategy entries)", flush=True)
+              f"({tree.n_nodes:,} nodes, {solver.layout.size:,} strategy entries); cores busy on average "
+              f"{cpu / wall:.2f} (CPU s / wall s), {args.iterations / cpu:,.0f} iterations per CPU second", flush=True)
     same = all(np.array_equal(a, b) for a, b in zip(arrays[1], arrays[2]))
     print(f"2 threads / 1 thread: {rates[2] / rates[1]:.2f}x; arrays identical: {same}")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
