@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from protocol.gamedef import load_game
-from solver.artifacts import ArtifactError, load_artifact, save_artifact
+from solver.artifacts import ArtifactError, compress, decompressed, load_artifact, save_artifact
 
 
 def test_round_trip_and_checks(tmp_path):
@@ -44,3 +44,19 @@ def test_corrupt_and_missing_files(tmp_path):
         load_artifact(tmp_path / "junk.art", "t")
     with pytest.raises(ArtifactError, match="does not exist"):
         load_artifact(tmp_path / "none.art", "t")
+
+
+def test_xz_shipped_artifacts_unpack_once_into_the_cache(tmp_path):
+    path = save_artifact(tmp_path / "a.art", "t", {"x": np.arange(5000, dtype=np.int64)})
+    (tmp_path / "ship").mkdir()
+    shipped = compress(path, tmp_path / "ship" / "a.xz")
+    assert shipped.stat().st_size < path.stat().st_size
+    first = decompressed(shipped, tmp_path / "cache")
+    assert decompressed(shipped, tmp_path / "cache") == first  # reused, not unpacked again
+    art = load_artifact(first, "t", verify=True)
+    assert isinstance(art.arrays["x"], np.memmap) and np.array_equal(art.arrays["x"], np.arange(5000))
+    (tmp_path / "bad.xz").write_bytes(b"not xz at all")
+    with pytest.raises(ArtifactError, match="not valid xz data"):
+        decompressed(tmp_path / "bad.xz", tmp_path / "cache")
+    with pytest.raises(ArtifactError, match="does not exist"):
+        decompressed(tmp_path / "missing.xz", tmp_path / "cache")
