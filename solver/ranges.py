@@ -20,6 +20,7 @@ one whole walk would.  Results equal the single walk's up to summation order.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -40,6 +41,10 @@ from solver.tree import (
     layout,
     showdown_table,
 )
+
+# OpenMP threads that spin between parallel regions burn a shared machine's cores
+# (measured: 6x the CPU per turn iteration); ours run one region per traversal.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
 #: Stages of a split traversal (see the module docstring); WHOLE is an ordinary walk.
@@ -109,14 +114,18 @@ class CardArrays(NamedTuple):
     ``boards_before[r + 1]`` is the number of boards at round ``r`` (index 0: one empty
     board); ``compat`` concatenates the rounds' (board, hand) masks from
     ``compat_start[r]``; ``hand_scale`` is the probability of one hand assignment.
+    For showdowns, per final board: ``final_order`` the hands weakest first,
+    ``sorted_cards`` (boards, hands, k) uint8 their cards in that order, and
+    ``group_end`` (boards, hands) int32 where each one's group of equal rank ends.
     """
 
     hand_cards: np.ndarray
     boards_before: np.ndarray
     compat: np.ndarray
     compat_start: np.ndarray
-    final_rank: np.ndarray
     final_order: np.ndarray
+    sorted_cards: np.ndarray
+    group_end: np.ndarray
     hand_scale: float
 
 
@@ -160,11 +169,22 @@ def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[Tre
         boards_before=np.array((1,) + space.n_boards, np.int64),
         compat=compat,
         compat_start=starts,
-        final_rank=space.final_rank,
         final_order=space.final_order,
+        sorted_cards=space.hands.astype(np.uint8)[space.final_order],
+        group_end=_group_ends(space.final_rank, space.final_order),
         hand_scale=space.hand_probability() if hand_scale is None else hand_scale,
     )
     return arrays, cards
+
+
+def _group_ends(rank: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """(boards, hands) int32: for each position in ``order``, the end of its run of equal ranks."""
+    n_b, n_h = rank.shape
+    ranked = np.take_along_axis(rank, order, axis=1)
+    position = np.broadcast_to(np.arange(1, n_h + 1, dtype=np.int32), (n_b, n_h))
+    # A run ends after position m where the next rank differs (or at the last hand).
+    ends = np.where(np.concatenate([ranked[:, 1:] != ranked[:, :-1], np.ones((n_b, 1), bool)], axis=1), position, n_h)
+    return np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1].astype(np.int32)
 
 
 def _frontier_nodes(tree: BettingTree) -> np.ndarray:
@@ -218,45 +238,59 @@ def _fold_values(payoff: float, reach_o: np.ndarray, hand_cards: np.ndarray, mas
 
 @njit(cache=True)
 def _showdown_values(
-    win: float, tie: float, lose: float, reach_o: np.ndarray, hand_cards: np.ndarray,
-    rank: np.ndarray, order: np.ndarray, mask: np.ndarray,
+    win: float, tie: float, lose: float, reach_o: np.ndarray, order: np.ndarray, cards: np.ndarray,
+    group_end: np.ndarray, mask: np.ndarray,
 ) -> np.ndarray:
-    """Per hand: chips won against the opponent's range at a showdown, card removal included."""
-    n_h, k = hand_cards.shape
-    weaker = np.zeros(n_h)
-    stronger = np.zeros(n_h)
-    for direction in range(2):
-        cum = 0.0
-        per_card = np.zeros(64)
-        i = 0
-        while i < n_h:
-            j = i  # [i, j) is a group of equal rank, scanned weakest-first then strongest-first
-            h0 = order[i] if direction == 0 else order[n_h - 1 - i]
-            while j < n_h and rank[order[j] if direction == 0 else order[n_h - 1 - j]] == rank[h0]:
-                j += 1
-            for m in range(i, j):
-                h = order[m] if direction == 0 else order[n_h - 1 - m]
-                s = cum
-                for c in range(k):
-                    s -= per_card[hand_cards[h, c]]
-                if direction == 0:
-                    weaker[h] = s
-                else:
-                    stronger[h] = s
-            for m in range(i, j):
-                h = order[m] if direction == 0 else order[n_h - 1 - m]
-                cum += reach_o[h]
-                for c in range(k):
-                    per_card[hand_cards[h, c]] += reach_o[h]
-            i = j
-    out = np.empty(n_h)
-    for h in range(n_h):
-        # cum ends as the opponent's total reach (hands clashing with the board have none).
-        compatible = cum + (k - 1) * reach_o[h]
+    """Per hand: chips won against the opponent's range at a showdown, card removal included.
+
+    One pass over the hands weakest first (``order``, with their ``cards`` and the
+    ``group_end`` of each run of equal rank, see :class:`CardArrays`), one run at a
+    time: the opponent weight below the run (less hands sharing a card, by
+    inclusion-exclusion with per-card sums) is beaten, the run's own weight tied, the
+    rest of the compatible weight loses.
+    """
+    n_h, k = cards.shape
+    sorted_reach = np.empty(n_h)
+    total = 0.0
+    total_card = np.zeros(64)
+    for m in range(n_h):
+        x = reach_o[order[m]]
+        sorted_reach[m] = x
+        total += x
         for c in range(k):
-            compatible -= per_card[hand_cards[h, c]]
-        ties = compatible - weaker[h] - stronger[h]
-        out[h] = (win * weaker[h] + tie * ties + lose * stronger[h]) * mask[h]
+            total_card[cards[m, c]] += x
+    below = 0.0
+    below_card = np.zeros(64)
+    group_card = np.zeros(64)
+    out = np.empty(n_h)
+    i = 0
+    while i < n_h:
+        j = group_end[i]
+        group = 0.0
+        for m in range(i, j):
+            group += sorted_reach[m]
+            for c in range(k):
+                group_card[cards[m, c]] += sorted_reach[m]
+        for m in range(i, j):
+            # With two cards, the one hand holding both was subtracted twice.
+            x = (k - 1) * sorted_reach[m]
+            weaker = below
+            ties = group + x
+            compatible = total + x
+            for c in range(k):
+                card = cards[m, c]
+                weaker -= below_card[card]
+                ties -= group_card[card]
+                compatible -= total_card[card]
+            h = order[m]
+            out[h] = (win * weaker + tie * ties + lose * (compatible - weaker - ties)) * mask[h]
+        below += group
+        for m in range(i, j):
+            for c in range(k):
+                card = cards[m, c]
+                below_card[card] += group_card[card]
+                group_card[card] = 0.0
+        i = j
     return out
 
 
@@ -317,8 +351,8 @@ def walk(
         win = tree.showdown_value[node, 2 * trav, trav] * s
         lose = tree.showdown_value[node, 2 - 2 * trav, trav] * s
         return _showdown_values(
-            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o, cards.hand_cards,
-            cards.final_rank[board], cards.final_order[board], mask,
+            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o,
+            cards.final_order[board], cards.sorted_cards[board], cards.group_end[board], mask,
         )
     child0 = tree.children[tree.child_start[node]]
     if kind == CHANCE and stage != WHOLE:

@@ -363,14 +363,19 @@ class SubgameSolver:
 
     # --- queries for agents and gadgets ----------------------------------------------
 
-    def strategy_at(self, node: int, hand: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
-        """Action probabilities (actions of ``node``, edge order) of ``hand`` at decision ``node``."""
+    def node_strategy(self, node: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
+        """(n_hands, actions) probabilities at decision ``node`` (actions in edge order),
+        the average strategy or (``average=False``) the current regret-matching one;
+        ``board`` is needed below the subgame's chance nodes."""
         n_a = int(self.subgame.tree.child_count[node])
-        rows = self._rows(node, board)
-        source = self.avg if average else np.maximum(self.regret, 0.0)
-        x = source[rows[0] + hand * n_a : rows[0] + (hand + 1) * n_a]
-        total = x.sum()
-        return x / total if total > 0 else np.full(n_a, 1.0 / n_a)
+        start, end = self._rows(node, board)
+        x = (self.avg[start:end] if average else np.maximum(self.regret[start:end], 0.0)).reshape(-1, n_a)
+        total = x.sum(axis=1, keepdims=True)
+        return np.divide(x, total, out=np.full_like(x, 1.0 / n_a), where=total > 0)
+
+    def strategy_at(self, node: int, hand: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
+        """Action probabilities of ``hand`` at decision ``node`` (see :meth:`node_strategy`)."""
+        return self.node_strategy(node, board, average=average)[hand]
 
     def _rows(self, node: int, board: Sequence[int] | None) -> tuple[int, int]:
         sg = self.subgame
