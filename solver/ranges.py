@@ -203,17 +203,20 @@ def _frontier_nodes(tree: BettingTree) -> np.ndarray:
 @njit(cache=True)
 def regret_match(regret: np.ndarray, base: int, n_rows: int, n_actions: int, out: np.ndarray) -> None:
     """Fill ``out`` (rows, actions) with probabilities ∝ positive regret, uniform if none."""
+    uniform = 1.0 / n_actions
     for h in range(n_rows):
         row = base + h * n_actions
         total = 0.0
         for a in range(n_actions):
-            if regret[row + a] > 0:
-                total += regret[row + a]
-        for a in range(n_actions):
-            if total > 0:
-                out[h, a] = regret[row + a] / total if regret[row + a] > 0 else 0.0
-            else:
-                out[h, a] = 1.0 / n_actions
+            total += max(regret[row + a], 0.0)
+        if total > 0:
+            # Branch-free positive parts (signs are unpredictable); a division, not a
+            # multiplication by 1 / total, keeps a lone positive regret's probability exactly 1.
+            for a in range(n_actions):
+                out[h, a] = max(regret[row + a], 0.0) / total
+        else:
+            for a in range(n_actions):
+                out[h, a] = uniform
 
 
 @njit(cache=True)
@@ -243,54 +246,58 @@ def _showdown_values(
 ) -> np.ndarray:
     """Per hand: chips won against the opponent's range at a showdown, card removal included.
 
-    One pass over the hands weakest first (``order``, with their ``cards`` and the
-    ``group_end`` of each run of equal rank, see :class:`CardArrays`), one run at a
-    time: the opponent weight below the run (less hands sharing a card, by
-    inclusion-exclusion with per-card sums) is beaten, the run's own weight tied, the
-    rest of the compatible weight loses.
+    Two sweeps over the hands by strength (``order`` weakest first, with their
+    ``cards`` and the ``group_end`` of each run of equal rank, see :class:`CardArrays`),
+    one run at a time: upwards, the opponent weight in weaker runs (less the hands
+    sharing a card, by inclusion-exclusion with per-card sums) is beaten; downwards,
+    the weight in stronger runs wins; what remains of the compatible weight ties.
     """
     n_h, k = cards.shape
     sorted_reach = np.empty(n_h)
-    total = 0.0
-    total_card = np.zeros(64)
     for m in range(n_h):
-        x = reach_o[order[m]]
-        sorted_reach[m] = x
-        total += x
-        for c in range(k):
-            total_card[cards[m, c]] += x
+        sorted_reach[m] = reach_o[order[m]]
+    weaker = np.empty(n_h)
     below = 0.0
     below_card = np.zeros(64)
-    group_card = np.zeros(64)
-    out = np.empty(n_h)
     i = 0
     while i < n_h:
         j = group_end[i]
-        group = 0.0
         for m in range(i, j):
-            group += sorted_reach[m]
+            x = below
             for c in range(k):
-                group_card[cards[m, c]] += sorted_reach[m]
+                x -= below_card[cards[m, c]]
+            weaker[m] = x
         for m in range(i, j):
-            # With two cards, the one hand holding both was subtracted twice.
-            x = (k - 1) * sorted_reach[m]
-            weaker = below
-            ties = group + x
-            compatible = total + x
+            below += sorted_reach[m]
             for c in range(k):
-                card = cards[m, c]
-                weaker -= below_card[card]
-                ties -= group_card[card]
-                compatible -= total_card[card]
-            h = order[m]
-            out[h] = (win * weaker + tie * ties + lose * (compatible - weaker - ties)) * mask[h]
-        below += group
-        for m in range(i, j):
-            for c in range(k):
-                card = cards[m, c]
-                below_card[card] += group_card[card]
-                group_card[card] = 0.0
+                below_card[cards[m, c]] += sorted_reach[m]
         i = j
+    # ``below`` and ``below_card`` now hold the whole range's totals.
+    out = np.empty(n_h)
+    above = 0.0
+    above_card = np.zeros(64)
+    j = n_h
+    while j > 0:
+        i = j - 1
+        while i > 0 and group_end[i - 1] == j:
+            i -= 1
+        for m in range(i, j):
+            # With two cards, the one hand holding both was subtracted twice; it is
+            # in neither the weaker nor the stronger runs.
+            compatible = below + (k - 1) * sorted_reach[m]
+            stronger = above
+            for c in range(k):
+                card = cards[m, c]
+                stronger -= above_card[card]
+                compatible -= below_card[card]
+            ties = compatible - weaker[m] - stronger
+            h = order[m]
+            out[h] = (win * weaker[m] + tie * ties + lose * stronger) * mask[h]
+        for m in range(i, j):
+            above += sorted_reach[m]
+            for c in range(k):
+                above_card[cards[m, c]] += sorted_reach[m]
+        j = i
     return out
 
 
