@@ -20,6 +20,7 @@ one whole walk would.  Results equal the single walk's up to summation order.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -40,6 +41,10 @@ from solver.tree import (
     layout,
     showdown_table,
 )
+
+# OpenMP threads that spin between parallel regions burn a shared machine's cores
+# (measured: 6x the CPU per turn iteration); ours run one region per traversal.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
 #: Stages of a split traversal (see the module docstring); WHOLE is an ordinary walk.
@@ -109,14 +114,18 @@ class CardArrays(NamedTuple):
     ``boards_before[r + 1]`` is the number of boards at round ``r`` (index 0: one empty
     board); ``compat`` concatenates the rounds' (board, hand) masks from
     ``compat_start[r]``; ``hand_scale`` is the probability of one hand assignment.
+    For showdowns, per final board: ``final_order`` the hands weakest first,
+    ``sorted_cards`` (boards, hands, k) uint8 their cards in that order, and
+    ``group_end`` (boards, hands) int32 where each one's group of equal rank ends.
     """
 
     hand_cards: np.ndarray
     boards_before: np.ndarray
     compat: np.ndarray
     compat_start: np.ndarray
-    final_rank: np.ndarray
     final_order: np.ndarray
+    sorted_cards: np.ndarray
+    group_end: np.ndarray
     hand_scale: float
 
 
@@ -160,11 +169,22 @@ def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[Tre
         boards_before=np.array((1,) + space.n_boards, np.int64),
         compat=compat,
         compat_start=starts,
-        final_rank=space.final_rank,
         final_order=space.final_order,
+        sorted_cards=space.hands.astype(np.uint8)[space.final_order],
+        group_end=_group_ends(space.final_rank, space.final_order),
         hand_scale=space.hand_probability() if hand_scale is None else hand_scale,
     )
     return arrays, cards
+
+
+def _group_ends(rank: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """(boards, hands) int32: for each position in ``order``, the end of its run of equal ranks."""
+    n_b, n_h = rank.shape
+    ranked = np.take_along_axis(rank, order, axis=1)
+    position = np.broadcast_to(np.arange(1, n_h + 1, dtype=np.int32), (n_b, n_h))
+    # A run ends after position m where the next rank differs (or at the last hand).
+    ends = np.where(np.concatenate([ranked[:, 1:] != ranked[:, :-1], np.ones((n_b, 1), bool)], axis=1), position, n_h)
+    return np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1].astype(np.int32)
 
 
 def _frontier_nodes(tree: BettingTree) -> np.ndarray:
@@ -183,17 +203,20 @@ def _frontier_nodes(tree: BettingTree) -> np.ndarray:
 @njit(cache=True)
 def regret_match(regret: np.ndarray, base: int, n_rows: int, n_actions: int, out: np.ndarray) -> None:
     """Fill ``out`` (rows, actions) with probabilities ∝ positive regret, uniform if none."""
+    uniform = 1.0 / n_actions
     for h in range(n_rows):
         row = base + h * n_actions
         total = 0.0
         for a in range(n_actions):
-            if regret[row + a] > 0:
-                total += regret[row + a]
-        for a in range(n_actions):
-            if total > 0:
-                out[h, a] = regret[row + a] / total if regret[row + a] > 0 else 0.0
-            else:
-                out[h, a] = 1.0 / n_actions
+            total += max(regret[row + a], 0.0)
+        if total > 0:
+            # Branch-free positive parts (signs are unpredictable); a division, not a
+            # multiplication by 1 / total, keeps a lone positive regret's probability exactly 1.
+            for a in range(n_actions):
+                out[h, a] = max(regret[row + a], 0.0) / total
+        else:
+            for a in range(n_actions):
+                out[h, a] = uniform
 
 
 @njit(cache=True)
@@ -218,45 +241,63 @@ def _fold_values(payoff: float, reach_o: np.ndarray, hand_cards: np.ndarray, mas
 
 @njit(cache=True)
 def _showdown_values(
-    win: float, tie: float, lose: float, reach_o: np.ndarray, hand_cards: np.ndarray,
-    rank: np.ndarray, order: np.ndarray, mask: np.ndarray,
+    win: float, tie: float, lose: float, reach_o: np.ndarray, order: np.ndarray, cards: np.ndarray,
+    group_end: np.ndarray, mask: np.ndarray,
 ) -> np.ndarray:
-    """Per hand: chips won against the opponent's range at a showdown, card removal included."""
-    n_h, k = hand_cards.shape
-    weaker = np.zeros(n_h)
-    stronger = np.zeros(n_h)
-    for direction in range(2):
-        cum = 0.0
-        per_card = np.zeros(64)
-        i = 0
-        while i < n_h:
-            j = i  # [i, j) is a group of equal rank, scanned weakest-first then strongest-first
-            h0 = order[i] if direction == 0 else order[n_h - 1 - i]
-            while j < n_h and rank[order[j] if direction == 0 else order[n_h - 1 - j]] == rank[h0]:
-                j += 1
-            for m in range(i, j):
-                h = order[m] if direction == 0 else order[n_h - 1 - m]
-                s = cum
-                for c in range(k):
-                    s -= per_card[hand_cards[h, c]]
-                if direction == 0:
-                    weaker[h] = s
-                else:
-                    stronger[h] = s
-            for m in range(i, j):
-                h = order[m] if direction == 0 else order[n_h - 1 - m]
-                cum += reach_o[h]
-                for c in range(k):
-                    per_card[hand_cards[h, c]] += reach_o[h]
-            i = j
+    """Per hand: chips won against the opponent's range at a showdown, card removal included.
+
+    Two sweeps over the hands by strength (``order`` weakest first, with their
+    ``cards`` and the ``group_end`` of each run of equal rank, see :class:`CardArrays`),
+    one run at a time: upwards, the opponent weight in weaker runs (less the hands
+    sharing a card, by inclusion-exclusion with per-card sums) is beaten; downwards,
+    the weight in stronger runs wins; what remains of the compatible weight ties.
+    """
+    n_h, k = cards.shape
+    sorted_reach = np.empty(n_h)
+    for m in range(n_h):
+        sorted_reach[m] = reach_o[order[m]]
+    weaker = np.empty(n_h)
+    below = 0.0
+    below_card = np.zeros(64)
+    i = 0
+    while i < n_h:
+        j = group_end[i]
+        for m in range(i, j):
+            x = below
+            for c in range(k):
+                x -= below_card[cards[m, c]]
+            weaker[m] = x
+        for m in range(i, j):
+            below += sorted_reach[m]
+            for c in range(k):
+                below_card[cards[m, c]] += sorted_reach[m]
+        i = j
+    # ``below`` and ``below_card`` now hold the whole range's totals.
     out = np.empty(n_h)
-    for h in range(n_h):
-        # cum ends as the opponent's total reach (hands clashing with the board have none).
-        compatible = cum + (k - 1) * reach_o[h]
-        for c in range(k):
-            compatible -= per_card[hand_cards[h, c]]
-        ties = compatible - weaker[h] - stronger[h]
-        out[h] = (win * weaker[h] + tie * ties + lose * stronger[h]) * mask[h]
+    above = 0.0
+    above_card = np.zeros(64)
+    j = n_h
+    while j > 0:
+        i = j - 1
+        while i > 0 and group_end[i - 1] == j:
+            i -= 1
+        for m in range(i, j):
+            # With two cards, the one hand holding both was subtracted twice; it is
+            # in neither the weaker nor the stronger runs.
+            compatible = below + (k - 1) * sorted_reach[m]
+            stronger = above
+            for c in range(k):
+                card = cards[m, c]
+                stronger -= above_card[card]
+                compatible -= below_card[card]
+            ties = compatible - weaker[m] - stronger
+            h = order[m]
+            out[h] = (win * weaker[m] + tie * ties + lose * stronger) * mask[h]
+        for m in range(i, j):
+            above += sorted_reach[m]
+            for c in range(k):
+                above_card[cards[m, c]] += sorted_reach[m]
+        j = i
     return out
 
 
@@ -317,8 +358,8 @@ def walk(
         win = tree.showdown_value[node, 2 * trav, trav] * s
         lose = tree.showdown_value[node, 2 - 2 * trav, trav] * s
         return _showdown_values(
-            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o, cards.hand_cards,
-            cards.final_rank[board], cards.final_order[board], mask,
+            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o,
+            cards.final_order[board], cards.sorted_cards[board], cards.group_end[board], mask,
         )
     child0 = tree.children[tree.child_start[node]]
     if kind == CHANCE and stage != WHOLE:

@@ -258,12 +258,16 @@ class SubgameSolver:
         ranges: (2, n_hands) each player's reach at the root (hands touching the
             board are zeroed); any non-negative weights.
         threads: numba threads for the parts below the first chance nodes.
+        max_bytes: refuse subgames whose regret, average and strategy arrays need more.
 
     Raises:
-        SubgameError: if the ranges have the wrong shape or are negative or empty.
+        SubgameError: if the ranges have the wrong shape or are negative or empty,
+            or the subgame needs more than ``max_bytes``.
     """
 
-    def __init__(self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1) -> None:
+    def __init__(
+        self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1, max_bytes: float = 8e9
+    ) -> None:
         ranges = np.array(ranges, dtype=np.float64)
         if ranges.shape != (2, subgame.n_hands):
             raise SubgameError(f"ranges must have shape (2, {subgame.n_hands}) over the subgame's hands, got {ranges.shape}")
@@ -271,6 +275,12 @@ class SubgameSolver:
             raise SubgameError("ranges must be finite, non-negative, and give each player some weight")
         if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
             raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+        needed = 3 * 8 * subgame.tabular.layout.size
+        if needed > max_bytes:
+            raise SubgameError(
+                f"the subgame needs {needed / 1e9:.1f} GB of strategy arrays (limit {max_bytes / 1e9:.1f} GB): "
+                "root it later in the hand or use a coarser action abstraction"
+            )
         self.subgame = subgame
         self.ranges = ranges  # hands exclude the known board's cards, so no hand is blocked at the root
         self.config = CFRConfig(*(float(x) for x in config))
@@ -363,14 +373,19 @@ class SubgameSolver:
 
     # --- queries for agents and gadgets ----------------------------------------------
 
-    def strategy_at(self, node: int, hand: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
-        """Action probabilities (actions of ``node``, edge order) of ``hand`` at decision ``node``."""
+    def node_strategy(self, node: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
+        """(n_hands, actions) probabilities at decision ``node`` (actions in edge order),
+        the average strategy or (``average=False``) the current regret-matching one;
+        ``board`` is needed below the subgame's chance nodes."""
         n_a = int(self.subgame.tree.child_count[node])
-        rows = self._rows(node, board)
-        source = self.avg if average else np.maximum(self.regret, 0.0)
-        x = source[rows[0] + hand * n_a : rows[0] + (hand + 1) * n_a]
-        total = x.sum()
-        return x / total if total > 0 else np.full(n_a, 1.0 / n_a)
+        start, end = self._rows(node, board)
+        x = (self.avg[start:end] if average else np.maximum(self.regret[start:end], 0.0)).reshape(-1, n_a)
+        total = x.sum(axis=1, keepdims=True)
+        return np.divide(x, total, out=np.full_like(x, 1.0 / n_a), where=total > 0)
+
+    def strategy_at(self, node: int, hand: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
+        """Action probabilities of ``hand`` at decision ``node`` (see :meth:`node_strategy`)."""
+        return self.node_strategy(node, board, average=average)[hand]
 
     def _rows(self, node: int, board: Sequence[int] | None) -> tuple[int, int]:
         sg = self.subgame

@@ -44,9 +44,11 @@ def test_whole_game_as_a_subgame_matches_the_full_game_solver_and_best_response(
     assert sg.tabular.layout.size == full.layout.size  # same tree and hand order as the full game
     solver = SubgameSolver(sg, np.ones((2, sg.n_hands)), DCFR)
     reference = CFRSolver(full, DCFR)
-    solver.iterate(20)
-    reference.run(20)
-    # Same iterations; only 20, as rounding differences grow chaotically over hundreds.
+    solver.iterate(4)
+    reference.run(4)
+    # The same iterations up to the payoffs' scale.  Only a few: a regret that is 0 in
+    # exact arithmetic rounds to ±1e-17 differently at the two scales after that, and
+    # regret matching turns the sign into a different (equally valid) trajectory.
     np.testing.assert_allclose(solver.average_strategy(), reference.average_strategy(), atol=1e-9)
     result = solver.solve(0.0, max_iterations=300, check_every=100)
     exact = exploitability(full, result.strategy)
