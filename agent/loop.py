@@ -62,13 +62,14 @@ def play(conn: Connection, agent: Agent, writer: DecisionLogWriter | None = None
             summary.ended = "connection lost"
             return summary
         agent.clock.end_action()
-        summary.action_seconds.append(time.monotonic() - received)
+        seconds = time.monotonic() - received
+        summary.action_seconds.append(seconds)
         summary.decisions += 1
         summary.sources[decision.source] = summary.sources.get(decision.source, 0) + 1
         if writer is not None:
             writer.record(
                 hand=match.hand_number, position=match.position, state=conn.last_line, probs=decision.probs,
-                taken=str(decision.action), range=decision.range,
+                taken=str(decision.action), range=decision.range, seconds=seconds,
             )  # fmt: skip
     if last is not None and not last.state.finished:
         summary.ended = "connection lost"

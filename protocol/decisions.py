@@ -15,8 +15,9 @@ optional ``range`` of a decision; a version 1 file is read exactly as before.
                "probs": [[<action>, <probability>], ...],
                "uniform_raise": [<probability>, <low>, <high>] | None,
                "taken": <action sent>,
-               "range": {"hands": n, "strategy": <bytes>, "weights": <bytes>}}``
-               (``range`` only in version 2, only when the seat logs it)
+               "range": {"hands": n, "strategy": <bytes>, "weights": <bytes>},
+               "seconds": <time from the state's arrival to the reply>}``
+               (``range`` and ``seconds``: version 2, only when the seat logs them)
 
 ``probs`` lists actions in wire form (``f``, ``c``, ``r`` in limit, ``r<N>`` in
 no-limit) with the probability each had.  ``uniform_raise`` is the compact form of
@@ -137,6 +138,7 @@ class Decision:
     uniform_raise: tuple[float, int, int] | None
     taken: str
     range: LoggedRange | None = None
+    seconds: float | None = None
 
     def probability_of(self, action: str) -> float:
         """Probability the seat had of sending ``action`` (wire form)."""
@@ -186,8 +188,10 @@ class DecisionLogWriter:
         taken: str,
         uniform_raise: tuple[float, int, int] | None = None,
         range: LoggedRange | None = None,
+        seconds: float | None = None,
     ) -> None:
-        """Log one decision; ``state`` is the MATCHSTATE line the seat answered.
+        """Log one decision; ``state`` is the MATCHSTATE line the seat answered,
+        ``seconds`` how long the seat took to answer it.
 
         Raises:
             ValueError: if ``range`` has not one column per entry of ``probs``.
@@ -206,6 +210,8 @@ class DecisionLogWriter:
             if range.actions != len(probs):
                 raise ValueError(f"a range with {range.actions} action columns for {len(probs)} logged actions")
             record["range"] = {"hands": range.hands, "strategy": range.strategy_bytes, "weights": range.weights_bytes}
+        if seconds is not None:
+            record["seconds"] = float(seconds)
         self._write(record)
 
     def close(self) -> None:
@@ -262,6 +268,7 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
                     uniform_raise=(u[0], u[1], u[2]) if u else None,
                     taken=record["taken"],
                     range=_logged_range(record, len(record["probs"])),
+                    seconds=record.get("seconds"),
                 )
 
     return header, decisions()
