@@ -101,6 +101,13 @@ def translate_action(
     return edges[index], True
 
 
+def tree_player(tree: BettingTree, real: State, player: int) -> int:
+    """The tree's player in ``player``'s role: the tree's game may seat the blinds the
+    other way round (reverse blinds or not), so roles follow who acts first preflop."""
+    swapped = tree.game.num_players == 2 and tree.game.first_player[0] != real.game.first_player[0]
+    return 1 - player if swapped else player
+
+
 def walk(
     tree: BettingTree, real: State, memory: TranslationMemory, rng: np.random.Generator, me: int
 ) -> tuple[int, list[Step]] | None:
@@ -108,7 +115,9 @@ def walk(
 
     Replays ``real``'s actions from the start of the hand; player ``me``'s actions
     translate deterministically, the others' randomly with ``rng`` (once per action,
-    kept in ``memory``).  None if the path leaves the tree (a fold the tree does not
+    kept in ``memory``).  The tree may belong to another game of the same shape
+    (other stacks or blinds, blinds seated the other way): sizes translate by pot
+    fraction and seats by role.  Steps name the real players.  None if the path leaves the tree (a fold the tree does not
     offer, a raise past the tree's cap that would end its round) or the node reached
     is not a decision of the player to act.
     """
@@ -134,7 +143,9 @@ def walk(
             state = state.apply(action)
             if tree.kind[node] == DECISION and tree.round[node] != state.round:
                 return None  # the tree moved on to another round than the real hand
-    if real.finished or tree.kind[node] != DECISION or int(tree.player[node]) != real.current_player:
+    if real.finished or tree.kind[node] != DECISION or real.current_player is None:
+        return None
+    if int(tree.player[node]) != tree_player(tree, real, real.current_player):
         return None
     return node, steps
 

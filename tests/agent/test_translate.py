@@ -94,3 +94,20 @@ def test_path_leaving_the_tree_gives_none():
     # the tree's round while the real hand is still preflop.
     real = state("r300r900r2700r8100", 1)
     assert walk(TREE, real, TranslationMemory(), np.random.default_rng(0), me=1) is None
+
+
+def test_other_blinds_and_stacks_follow_the_tree_by_role():
+    from protocol.gamedef import parse_gamedef
+
+    # Blinds seated the other way (position 0 posts the small blind and acts first
+    # preflop), 1/2 blinds and 100 big blinds deep.
+    other = parse_gamedef(
+        "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 200 200\nblind = 1 2\nfirstPlayer = 1 2 2 2\n"
+        "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+    )
+    real = parse_matchstate("MATCHSTATE:1:0:r6:|AsKd", other).state  # position 0 (the SB) opened to 3 big blinds
+    node, steps = walk(TREE, real, TranslationMemory(), np.random.default_rng(0), me=1)
+    assert steps[0].player == 0 and TREE.player[node] == 0  # the tree's big blind is its position 0
+    assert TREE.actions(node)[:2] == [FOLD, CALL]
+    actions = real_actions(TREE, node, real)
+    assert all(a.size <= 200 for a in actions) and actions[-1] == raise_to(200)
