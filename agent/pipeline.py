@@ -1,9 +1,9 @@
 """The agent's strategist: blueprint with action translation, then subgame solving.
 
-Preflop and flop come from the blueprint: the real hand is followed down the
+Preflop, flop and turn come from the blueprint: the real hand is followed down the
 blueprint's betting tree (:mod:`agent.translate`: randomized pseudoharmonic
 translation of the opponent's off-tree bets, the Libratus rule), and the blueprint's
-strategy at that node is read for every private hand.  From the turn on (earlier
+strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
 real time; when it cannot (no time left, a solve without an iteration) the
 blueprint answers.  ``--blueprint-only`` never solves.
@@ -48,9 +48,13 @@ class BlueprintSource(Protocol):
 
 
 def solves_here(state: State) -> bool:
-    """Whether the agent solves at ``state``: from the turn on, or from the flop when
-    no more raises are possible (a call or fold decision with cards to come)."""
-    return state.round >= 2 or (state.round >= 1 and state.raise_bounds() is None)
+    """Whether the agent solves at ``state``: on the last round, or on the one before
+    when no more raises are possible (a call or fold with one card to come).
+
+    Libratus solved from the turn; on 2 cores a turn subgame with any bet sizes costs
+    about 0.7 s per iteration (:mod:`agent.solving`), too slow to converge in budget."""
+    last = state.game.num_rounds - 1
+    return state.round >= last or (state.round == last - 1 and state.raise_bounds() is None)
 
 
 class Pipeline:
@@ -102,6 +106,24 @@ class Pipeline:
         return at
 
 
+def load_blueprint(path: Path | None) -> BlueprintSource:
+    """The blueprint at ``path`` (None: the one shipped with the package).
+
+    Its game may differ from the match's in stacks, blind sizes and blind seating;
+    the agent maps the match onto it by pot fractions and roles (:mod:`agent.translate`).
+
+    Raises:
+        PipelineError: if it cannot be loaded (the message says what to rebuild).
+    """
+    from precompute.blueprint import Blueprint
+    from solver.artifacts import ArtifactError
+
+    try:
+        return Blueprint.load(path)
+    except (ArtifactError, OSError) as exc:
+        raise PipelineError(f"cannot load the blueprint: {exc}") from None
+
+
 def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int) -> Pipeline:
     """The agent's strategist for ``game``.
 
@@ -111,12 +133,15 @@ def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_on
     """
     if game.num_players != 2 or not game.is_nolimit:
         raise PipelineError("the agent plays heads-up no-limit games only")
-    from agent.blueprint import load_blueprint
-
-    blueprint = load_blueprint(game, blueprint_path)
+    blueprint = load_blueprint(blueprint_path)
+    bp = blueprint.tree.game
+    shape = ("num_rounds", "num_board_cards", "num_hole_cards", "num_suits", "num_ranks")
+    if any(getattr(bp, name) != getattr(game, name) for name in shape):
+        raise PipelineError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
     if blueprint_only:
         return Pipeline(blueprint, None, seed)
-    from agent.solving import SolvingStage
+    from agent.solving import SolvingStage, warm_up
 
+    warm_up()
     solving = SolvingStage(np.random.default_rng([seed, 2]))
     return Pipeline(blueprint, solving, seed)

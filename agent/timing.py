@@ -41,7 +41,7 @@ class TimeLimits:
     per_hand: float = 7.0
     per_action: float = 60.0
     target: float | None = None
-    max_solve: float = 6.0
+    max_solve: float = 4.0
     reserve: float = 0.25
 
     @property
