@@ -18,6 +18,8 @@ from solver.artifacts import ArtifactError
 from solver.bestresponse import Exploitability, exploitability
 from solver.cfr import PRESETS, CFRSolver
 from solver.deals import CardSpaceError
+from solver.experiments.commands import CommandError, add_parsers
+from solver.gadgets import GadgetError
 from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
 from solver.ranges import TabularGame, tabular_game
 from solver.strategies import load_strategy, save_strategy
@@ -66,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
+    add_parsers(sub)
     return parser
 
 
@@ -157,8 +160,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``solver`` console script; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
+        if hasattr(args, "handler"):
+            return args.handler(args)
         return _solve(args) if args.command == "solve" else _evaluate(args)
-    except (UsageError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError, ValueError) as exc:
+    except (
+        UsageError, CommandError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError,
+        GadgetError, ValueError,
+    ) as exc:
         print(f"solver: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
