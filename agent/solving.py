@@ -8,7 +8,9 @@ blueprint along the translated path, then each solve's strategy).  The solution 
 then followed while the opponent stays inside the subgame's tree; a new round or an
 opponent bet the tree does not hold (nested solving) gets a new solve rooted at the
 real state.  Our bet sizes in every solve of a hand are scaled by one factor drawn
-at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).
+at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  The first
+solve of a hand is unsafe; every later one is safe (Estimated-Maxmargin with gifts,
+:mod:`agent.safety`).
 
 Each solve runs against a deadline from the time manager and falls back to its
 average strategy so far, or (if it managed no iteration) to the blueprint.
@@ -23,6 +25,7 @@ import numpy as np
 import structlog
 
 from agent.policy import HandContext
+from agent.safety import GADGET, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from agent.translate import skip_chance
@@ -191,6 +194,8 @@ class SolvingStage:
         our_range = hand.reach
         their_range = self._opponent_range(previous, state, opponent_range)
         scale = hand.scale
+        since = self._actions_since(previous.root_betting, state) if previous is not None else None
+        safe = previous is not None and since is not None
 
         def work(deadline: Deadline, publish: Callable[[SubgameSolver], None]) -> SubgameSolver:
             # Building the subgame counts against the budget too: it runs here.
@@ -201,10 +206,15 @@ class SolvingStage:
             empty = ranges.sum(axis=1) <= 0
             ranges[empty] = 1.0  # a line the model thought impossible: assume any hand
             solver = SubgameSolver(subgame, ranges, threads=self.threads)
+            hook = None
+            if safe:  # a later solve of the hand: safe, with the last solve's estimates
+                found = estimated_alternatives(previous.solver, since, state.board, me)
+                hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
             while not deadline.expired():
-                solver.iterate(1)
+                solver.iterate(1, hook)
                 publish(solver)
-                if solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
+                # The plain subgame's exploitability says nothing of a gadget's margins.
+                if hook is None and solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
                     break
             return solver
 
@@ -212,7 +222,7 @@ class SolvingStage:
         if solver is None or not solver.iterations:
             log.warning("subgame solve produced no iteration in time; playing the blueprint", budget=budget)
             return None
-        kind = "unsafe" if previous is None else "resolve"
+        kind = "unsafe" if previous is None else (GADGET if safe else "nested-unsafe")
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind)
 
@@ -228,4 +238,6 @@ def warm_up(abstraction: ActionAbstraction | None = None) -> None:
     sg = build_subgame(state, abstraction or parse_abstraction("1;allin;cap=1"))
     solver = SubgameSolver(sg, np.ones((2, sg.n_hands)))
     solver.iterate(1)
-    solver.average_strategy()
+    solver.exploitability()
+    alternatives = sg.to_hole_pairs(estimated_alternatives(solver, [], state.board, 0))
+    solver.iterate(1, safe_hook(sg, solver.ranges, 0, alternatives))

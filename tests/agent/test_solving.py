@@ -60,7 +60,7 @@ def test_in_tree_reply_follows_the_solution_and_an_off_tree_bet_is_resolved():
     # An odd size the tree lacks: a new (nested) solve rooted at the real state.
     odd = parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/cr1234:AsKd|/2c7hKs/9d/3h", GAME)
     resolved = agent.decide(odd)
-    assert agent.hand.notes["solve"] is not active and resolved.source == "resolve"
+    assert agent.hand.notes["solve"] is not active and resolved.source == "estimated-maxmargin"
     assert agent.hand.notes["solve"].subgame.root.betting == odd.state.betting
     assert first.source == "unsafe"
 
