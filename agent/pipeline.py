@@ -24,7 +24,7 @@ from agent.translate import TranslationMemory, real_actions, walk
 from protocol.gamedef import GameDef
 from protocol.rules import State
 from protocol.wire import MatchState
-from solver.tree import BettingTree
+from solver.tree import DECISION, BettingTree
 
 if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when used
     from agent.solving import SolvingStage
@@ -124,6 +124,17 @@ def load_blueprint(path: Path | None) -> BlueprintSource:
         raise PipelineError(f"cannot load the blueprint: {exc}") from None
 
 
+def warm_up_blueprint(blueprint: BlueprintSource) -> None:
+    """Read one node of every round, so the card-bucket kernels compile (or load from
+    numba's cache) before the match rather than during its first decisions."""
+    tree = blueprint.tree
+    game = tree.game
+    for r in range(game.num_rounds):
+        nodes = np.flatnonzero((tree.kind == DECISION) & (tree.round == r))
+        if nodes.size:
+            blueprint.range_strategy(int(nodes[0]), tuple(range(game.board_cards_through(r))))
+
+
 def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int) -> Pipeline:
     """The agent's strategist for ``game``.
 
@@ -134,6 +145,7 @@ def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_on
     if game.num_players != 2 or not game.is_nolimit:
         raise PipelineError("the agent plays heads-up no-limit games only")
     blueprint = load_blueprint(blueprint_path)
+    warm_up_blueprint(blueprint)
     bp = blueprint.tree.game
     shape = ("num_rounds", "num_board_cards", "num_hole_cards", "num_suits", "num_ranks")
     if any(getattr(bp, name) != getattr(game, name) for name in shape):

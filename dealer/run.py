@@ -2,8 +2,10 @@
 
 Starts the dealer (``dealer serve``) and every seat as processes over loopback,
 shows progress, keeps all logs in one folder, and prints each seat's result.  A
-seat is a baseline bot kind or any command; a command gets HOST and PORT appended,
-so the reference example player, another team's bot, or our agent plug in as is.
+seat is a baseline bot kind, ``agent`` (our competition agent, started as the
+command ``agent connect HOST PORT``: the dealer never imports it), or any command;
+a command gets HOST and PORT appended, so the reference example player or another
+team's bot plug in as is.
 """
 
 from __future__ import annotations
@@ -21,18 +23,24 @@ from dealer.bots import POLICIES
 from protocol.gamedef import load_game
 
 EPILOG = """examples:
-  dealer run                                   # random vs call, heads-up no-limit, 1000 hands
+  dealer run                                   # agent vs call, heads-up no-limit, 200 hands
+  dealer run agent random --hands 1000 --duplicate
   dealer run random raise --hands 5000 --duplicate
   dealer run call "python my_bot.py" --game holdem.limit.2p
   dealer run random call fold --game holdem.nolimit.3p --duplicate
   dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
 
-A seat is a bot kind (random, call, raise, allin, fold) or a command that gets
-HOST and PORT appended.  Logs go to --out (default matches/<time>): MATCH.log per
+A seat is a bot kind (random, call, raise, allin, fold), agent (our agent; heads-up
+no-limit games) or a command that gets HOST and PORT appended.  --hands defaults to
+200 when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default matches/<time>): MATCH.log per
 match in the reference format, decision logs in decisions/, each seat's output in
 MATCH.<seat>.out."""
 
 DEFAULT_SEATS = ("random", "call", "raise")
+#: The default lineup of heads-up no-limit games: our agent against a baseline.
+DEFAULT_AGENT_SEATS = ("agent", "call")
+AGENT = "agent"
+DEFAULT_HANDS, DEFAULT_AGENT_HANDS = 1000, 200
 MAX_SEAT_OUTPUT_LINES = 5
 
 
@@ -47,6 +55,10 @@ class Seat:
     def is_bot(self) -> bool:
         return self.spec in POLICIES
 
+    @property
+    def is_agent(self) -> bool:
+        return self.spec == AGENT
+
 
 class RunFailed(Exception):
     """A match of the run could not finish; the message names the seat and the cause."""
@@ -60,9 +72,12 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("seats", metavar="SEAT", nargs="*", help="bot kind or command, one per player (default: random call)")
+    p.add_argument(
+        "seats", metavar="SEAT", nargs="*",
+        help="bot kind, agent, or command, one per player (default: agent call in heads-up no-limit, else random call ...)",
+    )  # fmt: skip
     p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
-    p.add_argument("--hands", type=int, default=1000, help="hands per match (default 1000)")
+    p.add_argument("--hands", type=int, default=None, help="hands per match (default 200 with an agent seat, else 1000)")
     p.add_argument("--seed", type=int, default=None, help="card seed (default: from the clock; printed)")
     p.add_argument("--duplicate", action="store_true", help="also play the mirrored match(es): same cards, seats swapped")
     p.add_argument("--out", type=Path, default=None, help="folder for logs (default matches/<date-time>)")
@@ -81,7 +96,7 @@ def seat_names(specs: list[str], given: str | None) -> list[str]:
         if len(names) != len(specs) or len(set(names)) != len(names) or not all(names):
             raise RunFailed(f"--names needs {len(specs)} different names")
     else:
-        names = [spec if spec in POLICIES else Path(shlex.split(spec)[0]).name for spec in specs]
+        names = [spec if spec in POLICIES or spec == AGENT else Path(shlex.split(spec)[0]).name for spec in specs]
     bad = [n for n in names if any(ch in n for ch in "|: \t/\\")]
     if bad:
         raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
@@ -104,12 +119,21 @@ def match_plan(seats: list[Seat], duplicate: bool) -> list[list[Seat]]:
     return [list(order) for order in itertools.permutations(seats)]
 
 
-def _seat_command(seat: Seat, order_index: int, game_arg: str, port: int, match: str, seed: int, out: Path) -> list[str]:
+def _seat_command(
+    seat: Seat, order_index: int, game_arg: str, port: int, match: str, seed: int, out: Path, limits: tuple[int, int]
+) -> list[str]:
+    """How to start ``seat``; ``limits``: the dealer's (t_response, t_per_hand) in ms."""
+    logged = [
+        "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
+        "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
+    ]  # fmt: skip
     if seat.is_bot:
+        return [sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port), *logged]
+    if seat.is_agent:
+        t_response, t_per_hand = limits
         return [
-            sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port),
-            "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
-            "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
+            sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged,
+            "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000),
         ]  # fmt: skip
     return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
 
@@ -203,7 +227,7 @@ def play_match(
             raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3) or 'no output'}")
         for index, (seat, port) in enumerate(zip(order, ports_line)):
             seat_out = out / f"{match}.{seat.name}.out"
-            cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out)
+            cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out, (t_response, t_per_hand))
             with open(seat_out, "w") as f:
                 try:
                     proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -214,9 +238,10 @@ def play_match(
         counter: dict[str, int] = {}
         while dealer.poll() is None:
             if any(proc.poll() is not None for _, proc, _ in procs):
-                # Give the dealer a moment: a seat may exit right after the last hand.
+                # Give the dealer a moment: a seat may exit right after the last hand (on a
+                # busy machine the dealer can take seconds to finish; seats get 10 s too).
                 try:
-                    dealer.wait(2)
+                    dealer.wait(10)
                 except subprocess.TimeoutExpired:
                     done = _count_hands(log, counter)
                     raise RunFailed(
@@ -248,10 +273,16 @@ def play_match(
 
 def run_command(args: argparse.Namespace) -> int:
     game = load_game(args.game)
-    specs = list(args.seats) or list(DEFAULT_SEATS[: game.num_players])
+    heads_up_nolimit = game.num_players == 2 and game.is_nolimit
+    specs = list(args.seats) or list(DEFAULT_AGENT_SEATS if heads_up_nolimit else DEFAULT_SEATS[: game.num_players])
     if len(specs) != game.num_players:
         print(f"dealer run: {game.num_players} seats needed for {args.game}, got {len(specs)}", file=sys.stderr)
         return 2
+    if AGENT in specs and not heads_up_nolimit:
+        print(f"dealer run: the agent plays heads-up no-limit games only, not {args.game}", file=sys.stderr)
+        return 2
+    if args.hands is None:
+        args.hands = DEFAULT_AGENT_HANDS if AGENT in specs else DEFAULT_HANDS
     if args.hands < 1:
         print("dealer run: --hands must be at least 1", file=sys.stderr)
         return 2
@@ -280,7 +311,7 @@ def run_command(args: argparse.Namespace) -> int:
                     order, match=match, game_arg=args.game, hands=args.hands, seed=seed, out=out,
                     t_response=args.t_response, t_per_hand=args.t_per_hand, start_timeout=args.start_timeout,
                     progress=not args.quiet,
-                )  # fmt: skip
+                )
             )
         except RunFailed as exc:
             print(f"dealer run: {exc}", file=sys.stderr)
