@@ -10,7 +10,9 @@ of the hand see the same abstract history.
 
 Libratus rule: an opponent bet that would translate into a call ending the betting
 round in the tree (the tree would then deal the next card while in fact we face a
-bet) is translated to the tree's smallest raise instead.
+bet) is translated to the tree's smallest raise instead.  Likewise a bet that leaves
+chips behind is never translated into the tree's all-in (once called, the tree would
+be at a showdown while the real hand goes on); it takes the largest other raise.
 
 :func:`real_actions` maps the tree's actions at a node back onto the real state:
 a raise keeps its pot fraction (all-in stays all-in), so sizes scale with the real
@@ -69,6 +71,11 @@ def _raise_fractions(tree: BettingTree, node: int) -> tuple[list[float], list[in
     return fractions, edges
 
 
+def _is_all_in(tree: BettingTree, node: int, edge: int) -> bool:
+    bounds = tree.states[node].raise_bounds()
+    return bounds is not None and int(tree.edge_size[edge]) >= bounds[1]
+
+
 def _ends_round(tree: BettingTree, node: int, edge: int) -> bool:
     child = int(tree.children[edge])
     return tree.kind[child] != DECISION or tree.round[child] != tree.round[node]
@@ -98,6 +105,12 @@ def translate_action(
     index = translate(pot_fraction(real, action.size), fractions, rng)
     if index == 0 and rng is not None and _ends_round(tree, node, edges[0]):
         index = 1  # Libratus: never translate a bet into a round-ending call
+    bounds = real.raise_bounds()
+    short_of_all_in = bounds is not None and action.size < bounds[1]
+    if index == len(edges) - 1 and index > 1 and short_of_all_in and _is_all_in(tree, node, edges[index]):
+        # Nor a bet that leaves chips behind into the tree's all-in: once called, the tree
+        # would run the board out while the real hand still has betting to come.
+        index -= 1
     return edges[index], True
 
 

@@ -111,3 +111,13 @@ def test_other_blinds_and_stacks_follow_the_tree_by_role():
     assert TREE.actions(node)[:2] == [FOLD, CALL]
     actions = real_actions(TREE, node, real)
     assert all(a.size <= 200 for a in actions) and actions[-1] == raise_to(200)
+
+
+def test_a_bet_short_of_all_in_never_becomes_the_trees_all_in():
+    # Preflop open to 5,881 (29 pots): pseudoharmonic would send it to the all-in 88% of
+    # the time; once called, the tree would be at a showdown while the real hand goes on.
+    root = skip_chance(TREE, 0)
+    got = frequencies(root, state(""), raise_to(5881), draws=300)
+    assert got == {raise_to(300): 1.0}
+    edge, translated = translate_action(TREE, root, state(""), raise_to(20000), np.random.default_rng(0))
+    assert TREE.edge_size[edge] == 20000 and not translated  # a real all-in stays one
