@@ -70,6 +70,10 @@ def connect(args: argparse.Namespace) -> int:
     from protocol.decisions import CARD_DEPENDENT, DecisionLogWriter
 
     game = load_game(args.game)
+    for option, value in (("--time-budget", args.time_budget), ("--action-limit", args.action_limit), ("--target", args.target)):
+        if value is not None and not value > 0:
+            print(f"agent connect: {option} must be a positive number of seconds, got {value}", file=sys.stderr)
+            return 2
     try:
         limits = TimeLimits(per_hand=args.time_budget, per_action=args.action_limit, target=args.target).validated()
         strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed)

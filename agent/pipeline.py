@@ -6,7 +6,8 @@ translation of the opponent's off-tree bets, the Libratus rule), and the bluepri
 strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
 real time; when it cannot (no time left, a solve without an iteration) the
-blueprint answers.  ``--blueprint-only`` never solves.
+blueprint answers.  A hand the blueprint's tree cannot follow (e.g. more raises than
+it allows) is checked or called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never solves.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+import structlog
 
 from agent.policy import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
 from agent.translate import TranslationMemory, real_actions, walk
 from protocol.gamedef import GameDef
-from protocol.rules import State
+from protocol.rules import CALL, State
 from protocol.wire import MatchState
 from solver.tree import DECISION, BettingTree
 
@@ -30,12 +32,11 @@ if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when u
     from agent.solving import SolvingStage
 
 
+log = structlog.get_logger("agent.pipeline")
+
+
 class PipelineError(Exception):
     """The agent cannot be assembled (wrong game, missing or mismatched blueprint)."""
-
-
-class OffTree(Exception):
-    """The hand left the blueprint's tree where no subgame is solved."""
 
 
 class BlueprintSource(Protocol):
@@ -81,7 +82,9 @@ class Pipeline:
         state = match.state
         found = self._walk(hand, state, match.position)
         if found is None:
-            raise OffTree(f"hand {state.hand_number} left the blueprint's tree at {state.betting!r}")
+            # Expected now and then (e.g. more raises than the tree allows): check or call.
+            log.info("hand left the blueprint's tree; checking/calling", hand=state.hand_number, betting=state.betting)
+            return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
         node, _ = found
         tree = self.blueprint.tree
         return RangeStrategy(real_actions(tree, node, state), self.blueprint.range_strategy(node, state.board), "blueprint")

@@ -168,5 +168,6 @@ def run_with_deadline(
     value, final = slot.read()
     if worker.is_alive():
         deadline.cancel()
-        log.warning("solve overran its budget; using its best strategy so far", published=value is not None)
+        # Its best strategy so far is the normal outcome; nothing at all is worth a warning.
+        (log.info if value is not None else log.warning)("solve overran its budget", has_result=value is not None)
     return value, final

@@ -71,4 +71,4 @@ def test_leaving_the_tree_costs_a_check_or_call_not_the_match():
     match = parse_matchstate("MATCHSTATE:1:0:r300r900r2700r8100:|AsKd", GAME)  # past the tree's raise cap
     assert walk(bp.tree, match.state, TranslationMemory(), np.random.default_rng(0), me=1) is None
     decision = agent.decide(match)
-    assert decision.action == CALL and decision.source == "fallback"
+    assert decision.action == CALL and decision.source == "off-tree"
