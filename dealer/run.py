@@ -2,8 +2,10 @@
 
 Starts the dealer (``dealer serve``) and every seat as processes over loopback,
 shows progress, keeps all logs in one folder, and prints each seat's result.  A
-seat is a baseline bot kind or any command; a command gets HOST and PORT appended,
-so the reference example player, another team's bot, or our agent plug in as is.
+seat is a baseline bot kind, ``agent`` (our competition agent, started as the
+command ``agent connect HOST PORT``: the dealer never imports it), or any command;
+a command gets HOST and PORT appended, so the reference example player or another
+team's bot plug in as is.
 """
 
 from __future__ import annotations
@@ -22,28 +24,34 @@ from pathlib import Path
 from dealer.bots import POLICIES
 from dealer.server import MAX_SEED, NAME_FORBIDDEN
 from protocol.decisions import truncate_decision_log
-from protocol.gamedef import load_game
+from protocol.gamedef import GameDef, load_game
 
 EPILOG = """examples:
-  dealer run                                   # random vs call, heads-up no-limit, 1000 hands
+  dealer run                                   # agent vs call, heads-up no-limit, 200 hands
+  dealer run agent random --hands 1000 --duplicate
   dealer run random raise --hands 5000 --duplicate
   dealer run call "python my_bot.py" --game holdem.limit.2p
   dealer run random call fold --game holdem.nolimit.3p --duplicate
   dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
   dealer run --resume matches/20261121-120000  # finish a run stopped with Ctrl-C
 
-A seat is a bot kind (random, call, raise, allin, fold) or a command that gets
-HOST and PORT appended.  Logs go to --out (default matches/<time>): MATCH.log per
+A seat is a bot kind (random, call, raise, allin, fold), agent (our agent; heads-up
+no-limit games) or a command that gets HOST and PORT appended.  --hands defaults to
+200 when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default matches/<time>): MATCH.log per
 match in the reference format, decision logs in decisions/, each seat's output in
 MATCH.<seat>.out; the run's settings in run.json, which --resume reads."""
 
 DEFAULT_SEATS = ("random", "call", "raise")
+#: The default lineup of heads-up no-limit games: our agent against a baseline.
+DEFAULT_AGENT_SEATS = ("agent", "call")
+AGENT = "agent"
+DEFAULT_HANDS, DEFAULT_AGENT_HANDS = 1000, 200
 MAX_SEAT_OUTPUT_LINES = 5
 #: The run's settings, saved in its folder for ``--resume``.
 RUN_FILE = "run.json"
 #: The options that define a run, with their defaults: ``--resume`` takes them from RUN_FILE.
 RUN_DEFAULTS = {
-    "game": "holdem.nolimit.2p", "hands": 1000, "seed": None, "duplicate": False, "names": None,
+    "game": "holdem.nolimit.2p", "hands": None, "seed": None, "duplicate": False, "names": None,
     "t_response": 60000, "t_per_hand": 7000, "start_timeout": 600000,
 }  # fmt: skip
 
@@ -59,6 +67,10 @@ class Seat:
     def is_bot(self) -> bool:
         return self.spec in POLICIES
 
+    @property
+    def is_agent(self) -> bool:
+        return self.spec == AGENT
+
 
 class RunFailed(Exception):
     """A match of the run could not finish; the message names the seat and the cause."""
@@ -72,9 +84,12 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("seats", metavar="SEAT", nargs="*", help="bot kind or command, one per player (default: random call)")
+    p.add_argument(
+        "seats", metavar="SEAT", nargs="*",
+        help="bot kind, agent, or command, one per player (default: agent call in heads-up no-limit, else random call ...)",
+    )  # fmt: skip
     p.add_argument("--game", help="bundled game name or .game file (default holdem.nolimit.2p)")
-    p.add_argument("--hands", type=int, help="hands per match (default 1000)")
+    p.add_argument("--hands", type=int, help="hands per match (default 200 with an agent seat, else 1000)")
     p.add_argument("--seed", type=int, help="card seed (default: from the clock; printed)")
     p.add_argument("--duplicate", action="store_true", help="also play the mirrored match(es): same cards, seats swapped")
     p.add_argument("--out", type=Path, help="folder for logs (default matches/<date-time>)")
@@ -94,7 +109,7 @@ def seat_names(specs: list[str], given: str | None) -> list[str]:
         if len(names) != len(specs) or len(set(names)) != len(names) or not all(names):
             raise RunFailed(f"--names needs {len(specs)} different names")
     else:
-        names = [spec if spec in POLICIES else Path(shlex.split(spec)[0]).name for spec in specs]
+        names = [spec if spec in POLICIES or spec == AGENT else Path(shlex.split(spec)[0]).name for spec in specs]
     bad = [n for n in names if any(ch in n for ch in NAME_FORBIDDEN + " \t/\\") or not n.isprintable()]
     if bad:
         raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
@@ -117,12 +132,21 @@ def match_plan(seats: list[Seat], duplicate: bool) -> list[list[Seat]]:
     return [list(order) for order in itertools.permutations(seats)]
 
 
-def _seat_command(seat: Seat, order_index: int, game_arg: str, port: int, match: str, seed: int, out: Path) -> list[str]:
+def _seat_command(
+    seat: Seat, order_index: int, game_arg: str, port: int, match: str, seed: int, out: Path, limits: tuple[int, int]
+) -> list[str]:
+    """How to start ``seat``; ``limits``: the dealer's (t_response, t_per_hand) in ms."""
+    logged = [
+        "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
+        "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
+    ]  # fmt: skip
     if seat.is_bot:
+        return [sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port), *logged]
+    if seat.is_agent:
+        t_response, t_per_hand = limits
         return [
-            sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port),
-            "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
-            "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
+            sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged,
+            "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000),
         ]  # fmt: skip
     return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
 
@@ -222,7 +246,7 @@ def play_match(
             raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3) or 'no output'}")
         for index, (seat, port) in enumerate(zip(order, ports_line)):
             seat_out = out / f"{match}.{seat.name}.out"
-            cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out)
+            cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out, (t_response, t_per_hand))
             with open(seat_out, mode) as f:
                 try:
                     proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -276,6 +300,8 @@ def _check_settings(settings: dict) -> list[str]:
     specs = settings["seats"]
     if len(specs) != game.num_players:
         raise RunFailed(f"{game.num_players} seats needed for {settings['game']}, got {len(specs)}")
+    if AGENT in specs and not _heads_up_nolimit(game):
+        raise RunFailed(f"the agent plays heads-up no-limit games only, not {settings['game']}")
     if settings["hands"] < 1:
         raise RunFailed("--hands must be at least 1")
     if not 0 <= settings["seed"] <= MAX_SEED:
@@ -286,12 +312,21 @@ def _check_settings(settings: dict) -> list[str]:
     return seat_names(specs, settings["names"])
 
 
+def _heads_up_nolimit(game: GameDef) -> bool:
+    return game.num_players == 2 and game.is_nolimit
+
+
 def _new_settings(args: argparse.Namespace) -> dict:
+    """A new run's settings: the defaults are our agent against ``call`` in heads-up
+    no-limit games (200 hands, about a second each), else baseline bots (1,000 hands)."""
     game = load_game(args.game)
+    default_seats = DEFAULT_AGENT_SEATS if _heads_up_nolimit(game) else DEFAULT_SEATS[: game.num_players]
+    seats = list(args.seats) or list(default_seats)
     return {
-        "seats": list(args.seats) or list(DEFAULT_SEATS[: game.num_players]),
+        **{key: getattr(args, key) for key in RUN_DEFAULTS},
+        "seats": seats,
         "seed": args.seed if args.seed is not None else int(time.time()) % 1_000_000,
-        **{key: getattr(args, key) for key in RUN_DEFAULTS if key != "seed"},
+        "hands": args.hands if args.hands is not None else (DEFAULT_AGENT_HANDS if AGENT in seats else DEFAULT_HANDS),
     }
 
 
@@ -348,7 +383,7 @@ def _rewind(out: Path, match: str, order: list[Seat]) -> bool:
         f.truncate(keep)
     for seat in order:
         dlog = out / "decisions" / f"{match}.{seat.name}.dlog"
-        if seat.is_bot and dlog.exists():
+        if (seat.is_bot or seat.is_agent) and dlog.exists():
             truncate_decision_log(dlog, hands)
     return True
 

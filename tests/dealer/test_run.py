@@ -22,8 +22,9 @@ def dealer_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_heads_up_default_seats_with_report_and_decision_logs(tmp_path):
-    result = dealer_run("--hands", "150", "--seed", "11", "--out", str(tmp_path))
+def test_heads_up_baselines_with_report_and_decision_logs(tmp_path):
+    # (The default lineup, our agent against call, is played in tests/agent/test_match.py.)
+    result = dealer_run("random", "call", "--hands", "150", "--seed", "11", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
     log = read_match_log(tmp_path / "match.log")
     assert len(log.hands) == 150

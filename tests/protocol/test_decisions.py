@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgpack
 import pytest
 
 from protocol.decisions import DecisionLogWriter, read_decision_log
@@ -18,7 +19,7 @@ def test_round_trip_and_truncated_tail(tmp_path):
     with open(path, "ab") as f:
         f.write(b"\x8a\xa4type")  # a record cut off mid-write
     header, decisions = read_decision_log(path)
-    assert header["seat"] == "Alice" and header["version"] == 1
+    assert header["seat"] == "Alice" and header["version"] == 2 and header["strategy"] is None
     got = list(decisions)
     assert [d.taken for d in got] == ["r5000", "c"]
     first = got[0]
@@ -32,3 +33,28 @@ def test_not_a_decision_log(tmp_path):
     bad.write_bytes(b"")
     with pytest.raises(ValueError, match="not a decision log"):
         read_decision_log(bad)
+
+
+def test_version_1_files_read_as_before(tmp_path):
+    path = tmp_path / "old.dlog"
+    header = {"type": "header", "format": "acpc-decisions", "version": 1, "seat": "b", "match": "m", "game": "", "policy": "call"}
+    record = {"type": "decision", "match": "m", "hand": 3, "position": 0, "state": "MATCHSTATE:0:3::Ks|",
+              "probs": [["c", 1.0]], "uniform_raise": None, "taken": "c"}
+    path.write_bytes(msgpack.packb(header) + msgpack.packb(record))
+    header, decisions = read_decision_log(path)
+    (d,) = list(decisions)
+    assert header["policy"] == "call" and d.range is None and d.probability_of("c") == 1.0
+
+
+def test_newer_version_is_refused(tmp_path):
+    path = tmp_path / "new.dlog"
+    path.write_bytes(msgpack.packb({"type": "header", "format": "acpc-decisions", "version": 99}))
+    with pytest.raises(ValueError, match="version 99"):
+        read_decision_log(path)
+
+
+def test_baseline_writers_declare_their_strategy(tmp_path):
+    path = tmp_path / "bot.dlog"
+    DecisionLogWriter(path, seat="b", match="m", game=load_game("kuhn.limit.2p"), policy="call").close()
+    header, _ = read_decision_log(path)
+    assert (header["policy"], header["strategy"]) == ("call", "baseline")

@@ -1,0 +1,8 @@
+"""The heads-up no-limit competition agent.
+
+``agent connect HOST PORT`` (:mod:`agent.cli`) plays a match over the ACPC protocol:
+:mod:`agent.loop` reads every MATCHSTATE line, :mod:`agent.policy` decides (through a
+strategist: blueprint with action translation, then real-time subgame solving),
+:mod:`agent.strategy` makes every strategy legal and logs it for every private hand,
+and :mod:`agent.timing` keeps each decision inside the dealer's time limits.
+"""

@@ -1,0 +1,162 @@
+"""The agent's strategist: blueprint with action translation, then subgame solving.
+
+Preflop, flop and turn come from the blueprint: the real hand is followed down the
+blueprint's betting tree (:mod:`agent.translate`: randomized pseudoharmonic
+translation of the opponent's off-tree bets, the Libratus rule), and the blueprint's
+strategy at that node is read for every private hand.  On the river (on the turn
+once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
+real time; when it cannot (no time left, a solve without an iteration) the
+blueprint answers.  A hand the blueprint's tree cannot follow (e.g. more raises than
+it allows) is checked or called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never solves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+import structlog
+
+from agent.policy import HandContext
+from agent.strategy import RangeStrategy
+from agent.timing import TimeManager
+from agent.translate import TranslationMemory, real_actions, walk
+from protocol.gamedef import GameDef
+from protocol.rules import CALL, State
+from protocol.wire import MatchState
+from solver.tree import DECISION, BettingTree
+
+if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when used
+    from agent.solving import SolvingStage
+
+
+log = structlog.get_logger("agent.pipeline")
+
+
+class PipelineError(Exception):
+    """The agent cannot be assembled (wrong game, missing or mismatched blueprint)."""
+
+
+class BlueprintSource(Protocol):
+    """What the agent reads from a blueprint: its tree, and at a decision node the
+    strategy of every private hand (HOLE_PAIRS order) given the board so far."""
+
+    tree: BettingTree
+
+    def range_strategy(self, node: int, board: tuple[int, ...]) -> np.ndarray: ...
+
+
+def solves_here(state: State) -> bool:
+    """Whether the agent solves at ``state``: on the last round, or on the one before
+    when no more raises are possible (a call or fold with one card to come).
+
+    Libratus solved from the turn; on 2 cores a turn subgame with any bet sizes costs
+    about 0.7 s per iteration (:mod:`agent.solving`), too slow to converge in budget."""
+    last = state.game.num_rounds - 1
+    return state.round >= last or (state.round == last - 1 and state.raise_bounds() is None)
+
+
+class Pipeline:
+    """Blueprint (+ translation) first, subgame solving where :func:`solves_here`."""
+
+    def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0) -> None:
+        self.blueprint = blueprint
+        self.solving = solving
+        self.rng = np.random.default_rng([seed, 1])
+
+    def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
+        state = match.state
+        if self.solving is not None and solves_here(state):
+            solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, match.position))
+            if solved is not None:
+                return solved
+        return self._blueprint(match, hand)
+
+    def _walk(self, hand: HandContext, state: State, me: int):
+        memory = hand.notes.setdefault("translation", TranslationMemory())
+        return walk(self.blueprint.tree, state, memory, self.rng, me)
+
+    def _blueprint(self, match: MatchState, hand: HandContext) -> RangeStrategy:
+        state = match.state
+        found = self._walk(hand, state, match.position)
+        if found is None:
+            # Expected now and then (e.g. more raises than the tree allows): check or call.
+            log.info("hand left the blueprint's tree; checking/calling", hand=state.hand_number, betting=state.betting)
+            return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
+        node, _ = found
+        tree = self.blueprint.tree
+        return RangeStrategy(real_actions(tree, node, state), self.blueprint.range_strategy(node, state.board), "blueprint")
+
+    def _opponent_range(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray]:
+        """The opponent's range at a state by the blueprint along the translated path
+        (uniform where the path left the tree)."""
+
+        def at(state: State) -> np.ndarray:
+            reach = np.ones(len(hand.reach))
+            found = self._walk(hand, state, me)
+            if found is None:
+                return reach
+            tree, game = self.blueprint.tree, state.game
+            for step in found[1]:
+                if step.player != me:
+                    board = state.board[: game.board_cards_through(int(tree.round[step.node]))]
+                    column = step.edge - int(tree.child_start[step.node])
+                    reach *= self.blueprint.range_strategy(step.node, board)[:, column]
+            return reach
+
+        return at
+
+
+def load_blueprint(path: Path | None) -> BlueprintSource:
+    """The blueprint at ``path`` (None: the one shipped with the package).
+
+    Its game may differ from the match's in stacks, blind sizes and blind seating;
+    the agent maps the match onto it by pot fractions and roles (:mod:`agent.translate`).
+
+    Raises:
+        PipelineError: if it cannot be loaded (the message says what to rebuild).
+    """
+    from precompute.blueprint import Blueprint
+    from solver.artifacts import ArtifactError
+
+    try:
+        return Blueprint.load(path)
+    except (ArtifactError, OSError) as exc:
+        raise PipelineError(f"cannot load the blueprint: {exc}") from None
+
+
+def warm_up_blueprint(blueprint: BlueprintSource) -> None:
+    """Read one node of every round, so the card-bucket kernels compile (or load from
+    numba's cache) before the match rather than during its first decisions."""
+    tree = blueprint.tree
+    game = tree.game
+    for r in range(game.num_rounds):
+        nodes = np.flatnonzero((tree.kind == DECISION) & (tree.round == r))
+        if nodes.size:
+            blueprint.range_strategy(int(nodes[0]), tuple(range(game.board_cards_through(r))))
+
+
+def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int) -> Pipeline:
+    """The agent's strategist for ``game``.
+
+    Raises:
+        PipelineError: if the game is not heads-up no-limit or the blueprint cannot be
+            loaded for it (the message names the file and what to rebuild).
+    """
+    if game.num_players != 2 or not game.is_nolimit:
+        raise PipelineError("the agent plays heads-up no-limit games only")
+    blueprint = load_blueprint(blueprint_path)
+    warm_up_blueprint(blueprint)
+    bp = blueprint.tree.game
+    shape = ("num_rounds", "num_board_cards", "num_hole_cards", "num_suits", "num_ranks")
+    if any(getattr(bp, name) != getattr(game, name) for name in shape):
+        raise PipelineError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
+    if blueprint_only:
+        return Pipeline(blueprint, None, seed)
+    from agent.solving import SolvingStage, warm_up
+
+    warm_up()
+    solving = SolvingStage(np.random.default_rng([seed, 2]))
+    return Pipeline(blueprint, solving, seed)

@@ -1,0 +1,243 @@
+"""Real-time subgame solving for the agent (Libratus style, on 2 cores).
+
+At the agent's first decision on the river (or on the turn once no raise is possible
+any more) the rest of the hand is solved from the real public state with
+both players' ranges: ours is the agent's own reach (its strategy so far for every
+hand), the opponent's is built from the strategies the agent assumed for it (the
+blueprint along the translated path, then each solve's strategy).  The solution is
+then followed while the opponent stays inside the subgame's tree; a new round or an
+opponent bet the tree does not hold (nested solving) gets a new solve rooted at the
+real state.  Our bet sizes in every solve of a hand are scaled by one factor drawn
+at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  The first
+solve of a hand is unsafe; every later one is safe (Estimated-Maxmargin with gifts,
+:mod:`agent.safety`).
+
+Each solve runs against a deadline from the time manager and falls back to its
+average strategy so far, or (if it managed no iteration) to the blueprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import structlog
+
+from agent.policy import HandContext
+from agent.safety import GADGET, estimated_alternatives, safe_hook
+from agent.strategy import RangeStrategy
+from agent.timing import Deadline, TimeManager, run_with_deadline
+from agent.translate import skip_chance
+from protocol.rules import Action, ActionType, State, initial_state
+from solver.abstraction import ActionAbstraction, parse_abstraction
+from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
+from solver.translation import pot_fraction, translate
+from solver.tree import DECISION
+
+log = structlog.get_logger("agent.solving")
+
+#: Bet sizes of the real-time subgames.  Measured on 2 shared cores (load 12), a river
+#: subgame with these sizes costs about 10-35 ms per DCFR iteration, a turn subgame
+#: with even two sizes and one raise 0.7 s, so solving starts on the river (see
+#: :func:`agent.pipeline.solves_here`).
+SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
+#: A solve stops early once its strategy is this exploitable (% of the pot) or less ...
+TARGET_PCT = 1.0
+#: ... measured every this many iterations (a measurement costs about two iterations).
+CHECK_EVERY = 50
+#: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
+SIZE_JITTER = 0.08
+
+
+@dataclass
+class ActiveSolve:
+    """The subgame being followed this hand: its solver, the real betting at its root,
+    and the strategy (tabular layout) it plays."""
+
+    subgame: Subgame
+    solver: SubgameSolver
+    root_betting: str
+    strategy: np.ndarray
+    kind: str
+
+
+class SolvingStage:
+    """Subgame solving with the abstraction ``SUBGAME_ABSTRACTION`` (or ``abstraction``)."""
+
+    def __init__(self, rng: np.random.Generator, abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:
+        self.rng = rng
+        self.abstraction = abstraction or parse_abstraction(SUBGAME_ABSTRACTION)
+        self.threads = threads
+
+    def strategy(
+        self, match, hand: HandContext, clock: TimeManager, opponent_range: Callable[[State], np.ndarray],
+    ) -> RangeStrategy | None:
+        """The strategy at the agent's decision ``match``, or None if no solve produced one
+        in time (the caller then plays the blueprint).
+
+        ``opponent_range(state)``: the opponent's range (HOLE_PAIRS order) at ``state``
+        under the strategies assumed before the hand's first solve.
+        """
+        state = match.state
+        active: ActiveSolve | None = hand.notes.get("solve")
+        node = self._follow(active, state) if active is not None else None
+        if node is None:
+            active = self._solve(match, hand, clock, active, opponent_range)
+            if active is None:
+                return None
+            hand.notes["solve"] = active
+            node = 0
+        return RangeStrategy(
+            tuple(active.subgame.tree.actions(node)), self._hand_rows(active, node, state.board), active.kind
+        )
+
+    # --- following a solution -----------------------------------------------------------
+
+    @staticmethod
+    def _actions_since(root_betting: str, state: State) -> list[Action] | None:
+        """The real actions taken after a subgame's root (None if ``state`` is not below it)."""
+        if not state.betting.startswith(root_betting):
+            return None
+        replay = initial_state(state.game, state.hand_number)
+        flat = [a for round_actions in state.actions for a in round_actions]
+        done = 0
+        for action in flat:
+            if replay.betting == root_betting:
+                break
+            replay = replay.apply(action)
+            done += 1
+        return flat[done:] if replay.betting == root_betting else None
+
+    def _follow(self, active: ActiveSolve, state: State) -> int | None:
+        """The subgame node of ``state`` if every action since the root is in the tree."""
+        actions = self._actions_since(active.root_betting, state)
+        if actions is None:
+            return None
+        tree = active.subgame.tree
+        try:
+            node = active.subgame.node_after(actions)
+        except SubgameError:
+            return None  # an action the tree does not hold: solve again (nested)
+        if tree.kind[node] != DECISION or int(tree.round[node]) != state.round:
+            return None  # a new round: solve again from the real state, with its new card
+        return node
+
+    def _node_rows(self, active: ActiveSolve, node: int, board: tuple[int, ...]) -> np.ndarray:
+        """(subgame hands, actions) the solved strategy at ``node`` for every hand."""
+        sg = active.subgame
+        n_a = int(sg.tree.child_count[node])
+        start = int(sg.tabular.layout.offset[node]) + sg.board_index(node, board) * sg.n_hands * n_a
+        return active.strategy[start : start + sg.n_hands * n_a].reshape(sg.n_hands, n_a)
+
+    def _hand_rows(self, active: ActiveSolve, node: int, board: tuple[int, ...]) -> np.ndarray:
+        """(1,326, actions): the node's strategy in HOLE_PAIRS order (0 for blocked hands)."""
+        rows = self._node_rows(active, node, board)
+        return np.stack([active.subgame.to_hole_pairs(rows[:, a]) for a in range(rows.shape[1])], axis=1)
+
+    def _opponent_range(
+        self, active: ActiveSolve | None, state: State, opponent_range: Callable[[State], np.ndarray]
+    ) -> np.ndarray:
+        """The opponent's range at ``state`` (HOLE_PAIRS order): through the last solve
+        when there is one (its strategy at each opponent decision since its root; an
+        off-tree bet counts as its pseudoharmonic neighbour), else from the blueprint."""
+        if active is None:
+            return opponent_range(state)
+        actions = self._actions_since(active.root_betting, state)
+        sg, tree = active.subgame, active.subgame.tree
+        reach = active.solver.ranges[1 - self._me(active)].copy()
+        node = 0
+        replay = sg.root
+        for action in actions or []:
+            node = skip_chance(tree, node)
+            if tree.kind[node] != DECISION or replay.round != int(tree.round[node]):
+                break
+            edge = self._edge_for(tree, node, replay, action)
+            if int(tree.player[node]) != self._me(active):
+                reach *= self._node_rows(active, node, state.board)[:, edge]
+            node = int(tree.children[tree.child_start[node] + edge])
+            replay = replay.apply(action)
+        return sg.to_hole_pairs(reach)
+
+    @staticmethod
+    def _me(active: ActiveSolve) -> int:
+        return int(active.subgame.root.current_player)
+
+    @staticmethod
+    def _edge_for(tree, node: int, real: State, action: Action) -> int:
+        """The edge index at ``node`` for a real action: itself, or its nearest raise."""
+        actions = tree.actions(node)
+        if action in actions:
+            return actions.index(action)
+        if action.kind != ActionType.RAISE:
+            kinds = [a.kind for a in actions]
+            return kinds.index(action.kind) if action.kind in kinds else kinds.index(ActionType.CALL)
+        options = [(0.0, actions.index(a)) for a in actions if a.kind == ActionType.CALL]
+        abstract = tree.states[node]
+        options += [(pot_fraction(abstract, a.size), i) for i, a in enumerate(actions) if a.kind == ActionType.RAISE]
+        fractions = [f for f, _ in options]
+        return options[translate(pot_fraction(real, action.size), fractions, None)][1]
+
+    # --- solving ------------------------------------------------------------------------------
+
+    def _solve(
+        self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None,
+        opponent_range: Callable[[State], np.ndarray],
+    ) -> ActiveSolve | None:  # fmt: skip
+        state = match.state
+        budget = clock.solve_budget()
+        if budget <= 0:
+            return None
+        if hand.scale is None:
+            hand.scale = 1.0 + float(self.rng.choice([-1.0, 1.0]) * self.rng.uniform(0.0, SIZE_JITTER))
+        me = match.position
+        our_range = hand.reach
+        their_range = self._opponent_range(previous, state, opponent_range)
+        scale = hand.scale
+        since = self._actions_since(previous.root_betting, state) if previous is not None else None
+        safe = previous is not None and since is not None
+
+        def work(deadline: Deadline, publish: Callable[[SubgameSolver], None]) -> SubgameSolver:
+            # Building the subgame counts against the budget too: it runs here.
+            subgame = build_subgame(state, self.abstraction, size_scale=scale)
+            ranges = np.zeros((2, subgame.n_hands))
+            ranges[me] = subgame.from_hole_pairs(our_range)
+            ranges[1 - me] = subgame.from_hole_pairs(their_range)
+            empty = ranges.sum(axis=1) <= 0
+            ranges[empty] = 1.0  # a line the model thought impossible: assume any hand
+            solver = SubgameSolver(subgame, ranges, threads=self.threads)
+            hook = None
+            if safe:  # a later solve of the hand: safe, with the last solve's estimates
+                found = estimated_alternatives(previous.solver, since, state.board, me)
+                hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+            while not deadline.expired():
+                solver.iterate(1, hook)
+                publish(solver)
+                # The plain subgame's exploitability says nothing of a gadget's margins.
+                if hook is None and solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
+                    break
+            return solver
+
+        solver, _ = run_with_deadline(work, Deadline(budget))
+        if solver is None or not solver.iterations:
+            log.warning("subgame solve produced no iteration in time; playing the blueprint", budget=budget)
+            return None
+        kind = "unsafe" if previous is None else (GADGET if safe else "nested-unsafe")
+        log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
+        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind)
+
+
+
+def warm_up(abstraction: ActionAbstraction | None = None) -> None:
+    """Compile (or load from numba's cache) the solver's kernels before the match, so the
+    first solve of a match is not charged for it: one iteration of a small river subgame."""
+    from protocol.gamedef import load_game
+    from protocol.wire import parse_matchstate
+
+    state = parse_matchstate("MATCHSTATE:0:0:cc/cc/cc/:AsKd|/2c7hKs/9d/3h", load_game("holdem.nolimit.2p")).state
+    sg = build_subgame(state, abstraction or parse_abstraction("1;allin;cap=1"))
+    solver = SubgameSolver(sg, np.ones((2, sg.n_hands)))
+    solver.iterate(1)
+    solver.exploitability()
+    alternatives = sg.to_hole_pairs(estimated_alternatives(solver, [], state.board, 0))
+    solver.iterate(1, safe_hook(sg, solver.ranges, 0, alternatives))

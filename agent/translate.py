@@ -1,0 +1,185 @@
+"""Following the real hand through an abstract betting tree (the blueprint's).
+
+The blueprint knows only its tree's bet sizes.  :func:`walk` replays the hand's real
+actions down that tree: folds and calls map to themselves; a raise maps to one of
+the tree's raises at that node by pseudoharmonic translation of its pot fraction
+(:mod:`solver.translation`), randomized for the opponent's bets and deterministic
+for our own (whose sizes come from the tree, so they map back to where they came
+from).  Each translation is drawn once per hand and remembered, so later decisions
+of the hand see the same abstract history.
+
+Libratus rule: an opponent bet that would translate into a call ending the betting
+round in the tree (the tree would then deal the next card while in fact we face a
+bet) is translated to the tree's smallest raise instead.  Likewise a bet that leaves
+chips behind is never translated into the tree's all-in (once called, the tree would
+be at a showdown while the real hand goes on); it takes the largest other raise.
+
+:func:`real_actions` maps the tree's actions at a node back onto the real state:
+a raise keeps its pot fraction (all-in stays all-in), so sizes scale with the real
+pot when the abstract history differs from the real one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from protocol.rules import CALL, FOLD, Action, ActionType, State, initial_state, raise_to
+from solver.translation import pot_fraction, translate
+from solver.tree import CHANCE, DECISION, BettingTree
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One real action on the abstract path: the tree ``node`` it was taken at, the
+    tree ``edge`` it maps to, who took it, and whether it was translated."""
+
+    node: int
+    edge: int
+    player: int
+    translated: bool
+
+
+@dataclass
+class TranslationMemory:
+    """Translations drawn so far this hand, by the action's place in the real betting."""
+
+    edges: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def skip_chance(tree: BettingTree, node: int) -> int:
+    """The first non-chance node at or below ``node`` (chance nodes have one child)."""
+    while tree.kind[node] == CHANCE:
+        node = int(tree.children[tree.child_start[node]])
+    return node
+
+
+def _raise_fractions(tree: BettingTree, node: int) -> tuple[list[float], list[int]]:
+    """Pot fractions of the call (0) and the raises at ``node``, with their edges."""
+    state = tree.states[node]
+    fractions, edges = [], []
+    start = int(tree.child_start[node])
+    for e in range(start, start + int(tree.child_count[node])):
+        kind = int(tree.edge_action[e])
+        if kind == ActionType.CALL:
+            fractions.insert(0, 0.0)
+            edges.insert(0, e)
+        elif kind == ActionType.RAISE:
+            fractions.append(pot_fraction(state, int(tree.edge_size[e])) if tree.game.is_nolimit else 1.0)
+            edges.append(e)
+    return fractions, edges
+
+
+def _is_all_in(tree: BettingTree, node: int, edge: int) -> bool:
+    bounds = tree.states[node].raise_bounds()
+    return bounds is not None and int(tree.edge_size[edge]) >= bounds[1]
+
+
+def _ends_round(tree: BettingTree, node: int, edge: int) -> bool:
+    child = int(tree.children[edge])
+    return tree.kind[child] != DECISION or tree.round[child] != tree.round[node]
+
+
+def translate_action(
+    tree: BettingTree, node: int, real: State, action: Action, rng: np.random.Generator | None
+) -> tuple[int, bool] | None:
+    """The tree edge at decision ``node`` for ``action`` taken in ``real``; None if none fits.
+
+    ``rng``: randomized translation (the opponent's actions), None for deterministic.
+    Returns the edge and whether the action had to be translated (was not in the tree).
+    """
+    start, count = int(tree.child_start[node]), int(tree.child_count[node])
+    kinds = [int(tree.edge_action[e]) for e in range(start, start + count)]
+    if action.kind != ActionType.RAISE:
+        return (start + kinds.index(action.kind), False) if action.kind in kinds else None
+    fractions, edges = _raise_fractions(tree, node)
+    if len(edges) == 1:  # the tree cannot raise here: the nearest thing is the call
+        return edges[0], True
+    if not tree.game.is_nolimit:
+        return edges[1], False
+    exact = [e for e in edges[1:] if int(tree.edge_size[e]) == action.size and tree.states[node].spent == real.spent]
+    if exact:
+        return exact[0], False
+    # Fractions are strictly ascending: the tree's raise sizes are distinct chip amounts.
+    index = translate(pot_fraction(real, action.size), fractions, rng)
+    if index == 0 and rng is not None and _ends_round(tree, node, edges[0]):
+        index = 1  # Libratus: never translate a bet into a round-ending call
+    bounds = real.raise_bounds()
+    short_of_all_in = bounds is not None and action.size < bounds[1]
+    if index == len(edges) - 1 and index > 1 and short_of_all_in and _is_all_in(tree, node, edges[index]):
+        # Nor a bet that leaves chips behind into the tree's all-in: once called, the tree
+        # would run the board out while the real hand still has betting to come.
+        index -= 1
+    return edges[index], True
+
+
+def tree_player(tree: BettingTree, real: State, player: int) -> int:
+    """The tree's player in ``player``'s role: the tree's game may seat the blinds the
+    other way round (reverse blinds or not), so roles follow who acts first preflop."""
+    swapped = tree.game.num_players == 2 and tree.game.first_player[0] != real.game.first_player[0]
+    return 1 - player if swapped else player
+
+
+def walk(
+    tree: BettingTree, real: State, memory: TranslationMemory, rng: np.random.Generator, me: int
+) -> tuple[int, list[Step]] | None:
+    """The tree node the real state ``real`` maps to, and the path there.
+
+    Replays ``real``'s actions from the start of the hand; player ``me``'s actions
+    translate deterministically, the others' randomly with ``rng`` (once per action,
+    kept in ``memory``).  The tree may belong to another game of the same shape
+    (other stacks or blinds, blinds seated the other way): sizes translate by pot
+    fraction and seats by role.  Steps name the real players.  None if the path leaves the tree (a fold the tree does not
+    offer, a raise past the tree's cap that would end its round) or the node reached
+    is not a decision of the player to act.
+    """
+    node = skip_chance(tree, 0)
+    state = initial_state(real.game, real.hand_number)
+    steps: list[Step] = []
+    for r, (actions, actors) in enumerate(zip(real.actions, real.actors)):
+        for i, (action, player) in enumerate(zip(actions, actors)):
+            if tree.kind[node] != DECISION:
+                return None
+            key = (r, i)
+            if key in memory.edges:
+                edge = memory.edges[key]
+                translated = int(tree.edge_action[edge]) != action.kind or int(tree.edge_size[edge]) != action.size
+            else:
+                found = translate_action(tree, node, state, action, None if player == me else rng)
+                if found is None:
+                    return None
+                edge, translated = found
+                memory.edges[key] = edge
+            steps.append(Step(node, edge, player, translated))
+            node = skip_chance(tree, int(tree.children[edge]))
+            state = state.apply(action)
+            if tree.kind[node] == DECISION and tree.round[node] != state.round:
+                return None  # the tree moved on to another round than the real hand
+    if real.finished or tree.kind[node] != DECISION or real.current_player is None:
+        return None
+    if int(tree.player[node]) != tree_player(tree, real, real.current_player):
+        return None
+    return node, steps
+
+
+def real_actions(tree: BettingTree, node: int, real: State) -> tuple[Action, ...]:
+    """The tree's actions at ``node`` as actions in ``real`` (raises keep their pot
+    fraction, the tree's all-in stays all-in); not yet clamped to the legal range."""
+    abstract = tree.states[node]
+    out = []
+    for action in tree.actions(node):
+        if action.kind == ActionType.FOLD:
+            out.append(FOLD)
+        elif action.kind == ActionType.CALL:
+            out.append(CALL)
+        elif not tree.game.is_nolimit:
+            out.append(action)
+        else:
+            bounds = abstract.raise_bounds()
+            if bounds is not None and action.size >= bounds[1]:
+                out.append(raise_to(real.game.stack[real.current_player]))
+            else:
+                fraction = pot_fraction(abstract, action.size)
+                out.append(raise_to(real.max_spent + round(fraction * (real.pot + real.amount_to_call()))))
+    return tuple(out)

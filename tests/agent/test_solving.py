@@ -1,0 +1,92 @@
+"""Subgame solving inside the agent: river solves, following a solution, re-solving
+after an off-tree bet, and the fallbacks when time runs out."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from agent.pipeline import Pipeline
+from agent.policy import Agent
+from agent.solving import SolvingStage, warm_up
+from agent.timing import TimeLimits, TimeManager
+from protocol.gamedef import load_game
+from protocol.wire import parse_matchstate
+from solver.subgame import SubgameSolver
+from tests.agent.test_pipeline import StandInBlueprint
+
+GAME = load_game("holdem.nolimit.2p")
+RIVER = "MATCHSTATE:0:0:r300c/cc/cc/:AsKd|/2c7hKs/9d/3h"  # position 0 acts first on the river
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    warm_up()  # numba compiles (or loads) the solver's kernels once, outside any budget
+
+
+def make_agent(per_hand: float = 7.0, hands: int = 4) -> Agent:
+    clock = TimeManager(TimeLimits(per_hand=per_hand, max_solve=2.0))
+    agent = Agent(GAME, Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
+    clock.hands = hands  # a bank of a few hands' target time
+    return agent
+
+
+def test_river_decision_is_solved_and_its_rows_cover_the_range():
+    agent = make_agent()
+    decision = agent.decide(parse_matchstate(RIVER, GAME))
+    assert decision.source == "unsafe"
+    active = agent.hand.notes["solve"]
+    assert [a for a, _ in decision.probs] == [str(a) for a in active.subgame.tree.actions(0)]
+    assert 0.92 <= agent.hand.scale <= 1.08 and agent.hand.scale != 1.0
+    rows = decision.range.strategy()
+    blocked = np.array([bool({a, b} & {0, 22, 47, 29, 6}) for a, b in agent.hand_cards])  # 2c 7h Ks 9d 3h
+    assert np.allclose(rows[~blocked].sum(axis=1), 1.0) and not rows[blocked].any()
+
+
+def test_in_tree_reply_follows_the_solution_and_an_off_tree_bet_is_resolved():
+    agent = make_agent(hands=20)
+    first = agent.decide(parse_matchstate(RIVER, GAME))
+    active = agent.hand.notes["solve"]
+    tree = active.subgame.tree
+    # The opponent answers a check with a bet the subgame holds: same solve, its node.
+    check = "MATCHSTATE:0:0:r300c/cc/cc/c:AsKd|/2c7hKs/9d/3h"
+    opened = active.subgame.node_after([parse_matchstate(check, GAME).state.actions[3][0]])
+    bet = tree.actions(opened)[1]
+    after_bet = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/cc/c{bet}:AsKd|/2c7hKs/9d/3h", GAME)
+    followed = agent.decide(after_bet)
+    assert agent.hand.notes["solve"] is active and followed.source == "unsafe"
+    # An odd size the tree lacks: a new (nested) solve rooted at the real state.
+    odd = parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/cr1234:AsKd|/2c7hKs/9d/3h", GAME)
+    resolved = agent.decide(odd)
+    assert agent.hand.notes["solve"] is not active and resolved.source == "estimated-maxmargin"
+    assert agent.hand.notes["solve"].subgame.root.betting == odd.state.betting
+    assert first.source == "unsafe"
+
+
+def test_no_time_left_plays_the_blueprint():
+    agent = make_agent(hands=0)
+    agent.clock.used = 100.0  # far behind the target
+    assert agent.decide(parse_matchstate(RIVER, GAME)).source == "blueprint"
+
+
+def test_overrunning_solve_falls_back_in_time(monkeypatch):
+    def slow_iterate(self, count=1, hook=None):
+        time.sleep(4)  # an iteration far longer than the budget
+
+    monkeypatch.setattr(SubgameSolver, "iterate", slow_iterate)
+    agent = make_agent()
+    started = time.monotonic()
+    decision = agent.decide(parse_matchstate(RIVER, GAME))
+    assert time.monotonic() - started < 3.5  # the 2 s budget, not the 4 s iteration
+    assert decision.source == "blueprint"
+
+
+@pytest.mark.parametrize("line", ["MATCHSTATE:1:0:r300c/cr20000:|AsKd/2c7hKs", "MATCHSTATE:1:0:r300c/cc/r20000:|AsKd/2c7hKs/9d"])
+def test_facing_an_all_in_before_the_river(line):
+    # Flop: blueprint (a turn and river still to come); turn with no raise left: solved.
+    agent = make_agent()
+    decision = agent.decide(parse_matchstate(line, GAME))
+    assert decision.source == ("unsafe" if "/9d" in line else "blueprint")
+    assert {a for a, _ in decision.probs} <= {"f", "c"}
