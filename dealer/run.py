@@ -181,14 +181,17 @@ def _tail(path: Path, lines: int) -> str:
 
 def play_match(
     order: list[Seat], *, match: str, game_arg: str, hands: int, seed: int, out: Path,
-    t_response: int, t_per_hand: int, start_timeout: int, progress: bool,
+    t_response: int, t_per_hand: int, start_timeout: int, progress: bool, resume: bool = False,
 ) -> Path:  # fmt: skip
-    """Play one match; returns its log path.  Raises RunFailed naming the culprit."""
+    """Play one match; returns its log path.  Raises RunFailed naming the culprit.
+
+    ``resume`` finishes an interrupted match from its transaction log (``dealer serve -a``).
+    """
     names = [s.name for s in order]
     dealer_cmd = [
         sys.executable, "-m", "dealer.cli", "serve", match, game_arg, str(hands), str(seed), *names,
         "-q", "--out-dir", str(out), "--t_response", str(t_response), "--t_per_hand", str(t_per_hand),
-        "--t_hand", str(max(600000, t_response)), "--start_timeout", str(start_timeout),
+        "--t_hand", str(max(600000, t_response)), "--start_timeout", str(start_timeout), *(["-a"] if resume else []),
     ]  # fmt: skip
     dealer_err = out / f"{match}.dealer.err"
     with open(dealer_err, "w") as err_file:

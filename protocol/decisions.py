@@ -151,3 +151,27 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
                 )
 
     return header, decisions()
+
+
+def keep_hands_before(path: str | Path, hands: int) -> int:
+    """Rewrite a decision log keeping its header and the decisions of hands ``0..hands-1``.
+
+    Used before a match resumes from its transaction log: decisions of the hand a
+    crash cut short are dropped, since that hand is played again.  A record cut off
+    at the end of the file is dropped too.  Returns the number of decisions kept.
+
+    Raises:
+        ValueError: if the file is not a decision log.
+    """
+    path = Path(path)
+    with open(path, "rb") as handle:
+        records = list(msgpack.Unpacker(handle, raw=False))
+    if not records or not isinstance(records[0], dict) or records[0].get("format") != FORMAT:
+        raise ValueError(f"{path} is not a decision log (no header record)")
+    kept = [r for r in records[1:] if r.get("type") == "decision" and r["hand"] < hands]
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "wb") as out:
+        for record in [records[0], *kept]:
+            out.write(msgpack.packb(record, use_bin_type=True))
+    tmp.replace(path)
+    return len(kept)
