@@ -18,6 +18,7 @@ import ctypes
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -92,10 +93,15 @@ def run_match(folder: Path) -> dict[str, Any]:
     task = MatchTask.from_json(json.loads((folder / TASK_FILE).read_text()))
     log = log_path(task, folder)
     started = time.monotonic()
-    outcome: dict[str, Any] = {"match": task.match, "lineup": task.lineup, "status": "ok", "resumed_from": 0}
-    if not is_finished(log):
+    outcome: dict[str, Any] = {"match": task.match, "lineup": task.lineup, "folder": str(folder)}
+    outcome.update(status="ok", resumed_from=0)
+    game_arg = task.game if task.game in bundled_game_names() else str(folder / task.game)
+    for attempt in range(2):
+        if is_finished(log):
+            break
         resumed = prepare_resume(task, folder)
-        game_arg = task.game if task.game in bundled_game_names() else str(folder / task.game)
+        if attempt == 0:
+            outcome["resumed_from"] = resumed
         try:
             play_match(
                 [Seat(name, spec) for name, spec in task.order], match=task.match, game_arg=game_arg, hands=task.hands,
@@ -104,7 +110,12 @@ def run_match(folder: Path) -> dict[str, Any]:
             )  # fmt: skip
         except RunFailed as exc:
             outcome.update(status="failed", message=str(exc))
-        outcome["resumed_from"] = resumed
+            # Every hand was played but the dealer was stopped before its SCORE line (a slow
+            # exit on a loaded machine): resuming replays the log and writes just that line.
+            if _count_hands(log, {}) < task.hands:
+                break
+    if is_finished(log):  # the dealer wrote its SCORE line, however its exit was seen
+        outcome.update(status="ok", message="")
     outcome["hands"] = _count_hands(log, {})
     outcome["seconds"] = round(time.monotonic() - started, 3)
     return outcome
@@ -232,6 +243,13 @@ class RayBackend:
         except ImportError:
             raise BackendError("--ray needs Ray on this machine and every worker: pip install 'acpc-agent[cluster]'") from None
         self.ray = ray
+        host, _, port = address.rpartition(":")
+        if host and port.isdigit():
+            # ray.init retries an absent cluster for minutes: ask the port first.
+            try:
+                socket.create_connection((host, int(port)), timeout=10).close()
+            except OSError as exc:
+                raise BackendError(f"cannot connect to the Ray cluster at {address} ({exc.strerror or exc})") from None
         try:
             ray.init(address=address, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:
@@ -267,7 +285,13 @@ class RayBackend:
             for name, data in files.items():
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_bytes(data)
-            outcomes.append(read_outcome(task, folder, _tail(folder / "runner.err", 3)))
+            outcome = read_outcome(task, folder, _tail(folder / "runner.err", 3))
+            # The runner's outcome names the worker's temporary folder: name the head's copy instead.
+            if outcome.get("folder"):
+                outcome["message"] = outcome.get("message", "").replace(outcome["folder"], str(folder))
+                outcome["folder"] = str(folder)
+                (folder / OUTCOME_FILE).write_text(json.dumps(outcome, indent=2) + "\n")
+            outcomes.append(outcome)
         return outcomes
 
     def hands_in_flight(self) -> int:

@@ -118,7 +118,7 @@ def test_a_crashing_bot_fails_one_match_the_rest_go_on_and_a_rerun_finishes_it(t
 def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     out = tmp_path / "t"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dealer.cli", "tournament", "--quiet", "random", "call", "--hands", "1500", "--seeds", "2",
+        [sys.executable, "-m", "dealer.cli", "tournament", "--quiet", "random", "call", "--hands", "800", "--seeds", "2",
          "--workers", "1", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -139,7 +139,7 @@ def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     after_kill = second_log.read_bytes()
     assert after_kill == before or len(after_kill) - len(before) < 2000  # stopped, at most a last hand flushed
     killed_at = after_kill.count(b"\nSTATE:")
-    assert killed_at < 1500 and b"SCORE:" not in after_kill
+    assert killed_at < 800 and b"SCORE:" not in after_kill
     first_log = (first / "random-call.1.log").read_bytes()
 
     result = tournament("--resume", str(out))
@@ -149,7 +149,7 @@ def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     outcome = json.loads((second_log.parent / "outcome.json").read_text())
     assert outcome["resumed_from"] >= 20
     log = read_match_log(second_log)
-    assert len(log.hands) == 1500 and log.score is not None
+    assert len(log.hands) == 800 and log.score is not None
     # The hands finished before the kill are kept as they were.
     kept = [line for line in after_kill.decode().splitlines() if line.startswith("STATE:")][: outcome["resumed_from"]]
     assert second_log.read_text().splitlines()[4 : 4 + len(kept)] == kept
