@@ -84,7 +84,10 @@ def prepare_resume(task: MatchTask, folder: Path) -> int:
             kept.append(line + b"\n")
     tlog.write_bytes(b"".join(kept))
     for path in dlogs:
-        keep_hands_before(path, finished)
+        try:
+            keep_hands_before(path, finished)
+        except ValueError:  # cut off inside its header: it holds no decision
+            path.unlink()
     return finished
 
 

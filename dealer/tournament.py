@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bots import POLICIES
-from dealer.run import match_plan, seat_names
+from dealer.run import RunFailed, match_plan, seat_names
 from protocol.gamedef import bundled_game_names, load_game
 
 EPILOG = """examples:
@@ -97,7 +97,7 @@ def parse_entries(entries: list[str]) -> list[Bot]:
     unnamed = [spec for name, spec in named if name is None]
     try:
         derived = iter(seat_names(unnamed, None)) if unnamed else iter(())
-    except Exception as exc:  # seat_names raises RunFailed with one sentence
+    except RunFailed as exc:
         raise TournamentError(str(exc)) from None
     return [Bot(name if name is not None else next(derived), spec) for name, spec in named]
 
