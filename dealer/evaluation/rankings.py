@@ -35,6 +35,8 @@ from typing import Any, TextIO
 import numpy as np
 from scipy import stats
 
+from dealer.evaluation.report import _finite, _fmt, _p, report_match
+
 ALPHA = 0.05
 Z95 = float(stats.norm.ppf(0.975))
 
@@ -187,8 +189,6 @@ def crosstable(results: Sequence[LineupResult], bots: Sequence[str]) -> dict[str
 
 def _evaluate_lineup(logs: list[str], decisions: str, json_path: str) -> dict[str, Any]:
     """Run the report on one lineup's logs (in a worker process); returns the report dict."""
-    from dealer.evaluation.report import report_match
-
     text = io.StringIO()
     report = report_match([Path(p) for p in logs], Path(decisions), out=text, json_path=Path(json_path))
     Path(json_path).with_suffix(".txt").write_text(text.getvalue())
@@ -299,25 +299,7 @@ def rank_tournament(
     return ranking
 
 
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
 # --- output ----------------------------------------------------------------------------------------
-
-
-def _num(x: float, digits: int = 1) -> str:
-    return f"{x:,.{digits}f}" if math.isfinite(x) else "-"
-
-
-def _p(p: float) -> str:
-    return "-" if not math.isfinite(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _table(rows: list[list[str]], stream: TextIO) -> None:
@@ -337,19 +319,19 @@ def print_rankings(ranking: dict[str, Any], table: dict[str, Any], stream: TextI
         for j in range(len(bots)):
             m = table["mbb_per_hand"][i, j]
             cells.append("" if i == j else "?" if not math.isfinite(m) else
-                         f"{_num(m)} ±{_num(table['ci95'][i, j])}{'*' if table['significant'][i, j] else ' '}")  # fmt: skip
+                         f"{_fmt(m)} ±{_fmt(table['ci95'][i, j])}{'*' if table['significant'][i, j] else ' '}")  # fmt: skip
         rows.append(cells)
     _table(rows, stream)
     print("\nTotal Bankroll (mean mbb/hand over all lineups)", file=stream)
     rows = [["rank", "bot", "mbb/hand", "95% CI", "lineups", "p(> next)", "Holm", "sig."]]
     for r in ranking["total_bankroll"]:
-        rows.append([str(r["rank"]), r["bot"], _num(r["mbb_per_hand"]), f"±{_num(r['ci95'])}", str(r["lineups"]),
+        rows.append([str(r["rank"]), r["bot"], _fmt(r["mbb_per_hand"]), f"±{_fmt(r['ci95'])}", str(r["lineups"]),
                      _p(r["p_above_next"]), _p(r["p_above_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
     _table(rows, stream)
     print("\nBankroll Instant Run-off (lowest bankroll among those left is dropped each round)", file=stream)
     rows = [["rank", "bot", "out in round", "mbb/hand then", "p(< next)", "Holm", "sig."]]
     for r in ranking["instant_runoff"]:
-        rows.append([str(r["rank"] or "-"), r["bot"], "-" if r["round"] is None else str(r["round"]), _num(r["mbb_per_hand"]),
+        rows.append([str(r["rank"] or "-"), r["bot"], "-" if r["round"] is None else str(r["round"]), _fmt(r["mbb_per_hand"]),
                      _p(r["p_below_next"]), _p(r["p_below_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
     _table(rows, stream)
     print(f"  ({ranking['correction']})", file=stream)
