@@ -5,7 +5,8 @@ Each lineup's matches are evaluated by :func:`dealer.evaluation.report.report_ma
 in mbb/hand and its standard error.  From those:
 
 - **crosstable**: the row bot's mbb/hand against the column bot (for 3-player games,
-  averaged over the lineups holding both), with a 95% confidence interval;
+  averaged over the lineups holding both, and tested as the row bot's value minus the
+  column bot's there), with a 95% confidence interval;
 - **Total Bankroll**: each bot's mbb/hand averaged over all its lineups;
 - **Bankroll Instant Run-off**: repeatedly drop the bot with the lowest Total Bankroll
   counted only over lineups of the bots still in; the ranking is the reverse order of
@@ -173,8 +174,12 @@ def crosstable(results: Sequence[LineupResult], bots: Sequence[str]) -> dict[str
             mean[i, j] = sum(r.values[a].mean for r in shared) / len(shared)
             se = math.sqrt(sum(r.values[a].se ** 2 for r in shared)) / len(shared)
             half[i, j] = Z95 * se
-            # Heads-up: the report's t test; over several 3-player lineups: a z test.
-            p_row[i, j] = shared[0].values[a].p_value if len(shared) == 1 else one_tailed(mean[i, j], se)
+            if len(shared[0].seats) == 2:  # heads-up: the report's t test that the row bot wins
+                p_row[i, j] = shared[0].values[a].p_value
+            else:  # 3 players: did the row bot win more than the column bot in their lineups?
+                gap = sum(r.values[a].mean - r.values[b].mean for r in shared) / len(shared)
+                spread = math.sqrt(sum((r.values[a].se + r.values[b].se) ** 2 for r in shared)) / len(shared)
+                p_row[i, j] = one_tailed(gap, spread)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if math.isfinite(p_row[i, j])]
     winner_p = [min(p_row[i, j], p_row[j, i]) for i, j in pairs]
     significant = np.zeros((n, n), dtype=bool)

@@ -102,3 +102,13 @@ def test_three_player_runoff_orders_the_last_lineup_by_bankroll():
     # D is dropped first (-13/3); the last lineup A, B, C is ordered by its own values.
     assert [r["bot"] for r in bir] == ["A", "B", "C", "D"]
     assert bir[3]["round"] == 1
+
+
+def test_three_player_cells_test_row_against_column_not_against_zero():
+    values = {"A": SeatValue(30.0, 5.0, one_tailed(30.0, 5.0), 500), "B": SeatValue(28.0, 5.0, one_tailed(28.0, 5.0), 500),
+              "C": SeatValue(-58.0, 5.0, one_tailed(-58.0, 5.0), 500)}  # fmt: skip
+    table = crosstable([LineupResult(("A", "B", "C"), values, "raw")], ["A", "B", "C"])
+    # A and B both won, but A's 2 mbb/hand more than B is within the noise (s.e. 10).
+    assert table["p_row_wins"][0, 1] == pytest.approx(one_tailed(2.0, 10.0))
+    assert not table["significant"][0, 1]
+    assert table["significant"][0, 2] and table["significant"][1, 2]
