@@ -28,7 +28,7 @@ from typing import Any
 
 from dealer.run import RunFailed, Seat, _count_hands, _tail, play_match
 from dealer.tournament import MatchTask
-from protocol.decisions import keep_hands_before
+from protocol.decisions import truncate_decision_log
 from protocol.gamedef import bundled_game_names
 
 TASK_FILE = "task.json"
@@ -85,7 +85,7 @@ def prepare_resume(task: MatchTask, folder: Path) -> int:
     tlog.write_bytes(b"".join(kept))
     for path in dlogs:
         try:
-            keep_hands_before(path, finished)
+            truncate_decision_log(path, finished)
         except ValueError:  # cut off inside its header: it holds no decision
             path.unlink()
     return finished

@@ -7,16 +7,20 @@ from pathlib import Path
 import numpy as np
 
 from dealer.bots import POLICIES
-from protocol.decisions import DecisionLogWriter
 from protocol.client import Connection
+from protocol.decisions import DecisionLogWriter
 from protocol.gamedef import GameDef
 
 #: Seconds a bot polls for the dealer's next line before blocking.  A baseline bot
 #: answers in microseconds, so the next line usually comes within this; polling
 #: saves the wake-up from a blocking read (tens of microseconds on a virtual
-#: machine): about 25% of a fast match's wall time when a core is free, nothing
-#: lost when the cores are busy (the reader then stops spinning for a while).
+#: machine) when a core is free.  When the cores are busy the reader backs off and
+#: blocks instead (see :meth:`protocol.lines.LineReader._spin`).
 _SPIN = 0.0002
+
+
+class BotFailed(Exception):
+    """The bot could not start; the message says why in one sentence."""
 
 
 def play(
@@ -30,15 +34,28 @@ def play(
     match: str = "",
     decision_log: Path | None = None,
 ) -> int:
-    """Connect and play until the dealer closes; returns the number of decisions made."""
+    """Connect and play until the dealer closes; returns the number of decisions made.
+
+    Raises:
+        BotFailed: if the decision log cannot be written or the dealer cannot be reached.
+    """
     policy = POLICIES[kind]
     rng = np.random.default_rng(seed)
-    writer = (
-        DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game, policy=kind) if decision_log is not None else None
-    )
+    try:
+        writer = (
+            DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game, policy=kind)
+            if decision_log is not None
+            else None
+        )
+    except OSError as exc:
+        raise BotFailed(f"cannot write the decision log {decision_log}: {exc.strerror or exc}") from None
     decisions = 0
     try:
-        with Connection.open(host, port, game, spin=_SPIN) as conn:
+        try:
+            connection = Connection.open(host, port, game, spin=_SPIN)
+        except OSError as exc:  # refused, unreachable, or a host name that does not resolve
+            raise BotFailed(f"cannot reach the dealer at {host}:{port} ({exc.strerror or exc})") from None
+        with connection as conn:
             for matchstate in conn.states():
                 if not matchstate.is_my_turn:
                     continue

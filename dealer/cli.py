@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from protocol.errors import GameDefError
@@ -25,6 +26,28 @@ EPILOG_BOT = """examples:
 
 kinds: random (the reference example player), call, raise (minimum raise),
 allin, fold (fold when facing a bet)."""
+
+
+def _nonnegative(text: str) -> int:
+    """An argparse type: an integer >= 0 (seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is between 1 and 65535, got {value}")
+    return value
 
 
 def _int_list(text: str) -> list[int]:
@@ -68,12 +91,6 @@ def _serve(args: argparse.Namespace) -> int:
     from dealer.server import MatchServer, ServeOptions
 
     game = load_game(args.game)
-    if len(args.names) != game.num_players:
-        raise SystemExit(f"dealer: the game has {game.num_players} players but {len(args.names)} names were given")
-    if args.ports is not None and len(args.ports) != game.num_players:
-        raise SystemExit(f"dealer: -p needs {game.num_players} ports, got {len(args.ports)}")
-    if args.hands < 1:
-        raise SystemExit("dealer: HANDS must be at least 1")
     opts = ServeOptions(
         match=args.match,
         game=game,
@@ -94,7 +111,11 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         out_dir=args.out_dir,
     )
-    return MatchServer(opts).run()
+    try:
+        server = MatchServer(opts)
+    except ValueError as exc:
+        raise SystemExit(f"dealer serve: {exc}") from None
+    return server.run()
 
 
 def _add_bot(sub: argparse._SubParsersAction) -> None:
@@ -108,9 +129,9 @@ def _add_bot(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("kind", choices=sorted(POLICIES), help="which baseline bot")
     p.add_argument("host", help="dealer host")
-    p.add_argument("port", type=int, help="this seat's port")
+    p.add_argument("port", type=_port, help="this seat's port")
     p.add_argument("--game", required=True, help="the match's game (.game file or bundled short name)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bot's own randomness (default 0)")
+    p.add_argument("--seed", type=_nonnegative, default=0, help="seed of the bot's own randomness (default 0)")
     p.add_argument("--name", help="seat name written in the decision log")
     p.add_argument("--match", default="", help="match name written in the decision log")
     p.add_argument("--decision-log", type=Path, help="write every decision's probabilities here (for AIVAT)")
@@ -118,14 +139,14 @@ def _add_bot(sub: argparse._SubParsersAction) -> None:
 
 
 def _bot(args: argparse.Namespace) -> int:
-    from dealer.botclient import play
+    from dealer.botclient import BotFailed, play
 
     game = load_game(args.game)
     try:
         play(args.kind, args.host, args.port, game, seed=args.seed, name=args.name, match=args.match,
-             decision_log=args.decision_log)
-    except ConnectionError as exc:
-        raise SystemExit(f"dealer bot: cannot reach the dealer at {args.host}:{args.port} ({exc.strerror or exc})") from None
+             decision_log=args.decision_log)  # fmt: skip
+    except BotFailed as exc:
+        raise SystemExit(f"dealer bot: {exc}") from None
     return 0
 
 
@@ -138,17 +159,47 @@ Mirrored logs of a duplicate run (same seed and game, seats rotated) are paired
 hand by hand; decision logs add AIVAT's variance-reduced estimates."""
 
 
-def _add_report(sub: argparse._SubParsersAction) -> None:
+def _report_arguments(p: argparse.ArgumentParser) -> None:
     from dealer.evaluation.report import add_report_arguments, run_report
 
-    p = sub.add_parser(
+    add_report_arguments(p)
+    p.set_defaults(func=run_report)
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    sub.add_parser(
         "report",
         help="significance report for match logs (raw, duplicate and AIVAT)",
         epilog=EPILOG_REPORT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        populate=_report_arguments,
     )
-    add_report_arguments(p)
-    p.set_defaults(func=run_report)
+
+
+class _LazyParser(argparse.ArgumentParser):
+    """A command's parser that may add its arguments only when that command is used.
+
+    ``populate(parser)`` runs before the first parse or help text, so a command whose
+    arguments live in a heavy module (the report imports scipy) costs the others
+    nothing: ``dealer bot`` must start fast.
+    """
+
+    def __init__(self, *args, populate: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._populate = populate
+
+    def _fill(self) -> None:
+        if self._populate is not None:
+            populate, self._populate = self._populate, None
+            populate(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._fill()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._fill()
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.",
         epilog="Run 'dealer COMMAND --help' for each command's options and examples.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_LazyParser)
     from dealer.run import add_run_parser
 
     add_run_parser(sub)

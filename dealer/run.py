@@ -9,7 +9,9 @@ so the reference example player, another team's bot, or our agent plug in as is.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import itertools
+import json
 import shlex
 import subprocess
 import sys
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.bots import POLICIES
+from dealer.server import MAX_SEED, NAME_FORBIDDEN
+from protocol.decisions import truncate_decision_log
 from protocol.gamedef import load_game
 
 EPILOG = """examples:
@@ -26,14 +30,22 @@ EPILOG = """examples:
   dealer run call "python my_bot.py" --game holdem.limit.2p
   dealer run random call fold --game holdem.nolimit.3p --duplicate
   dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
+  dealer run --resume matches/20261121-120000  # finish a run stopped with Ctrl-C
 
 A seat is a bot kind (random, call, raise, allin, fold) or a command that gets
 HOST and PORT appended.  Logs go to --out (default matches/<time>): MATCH.log per
 match in the reference format, decision logs in decisions/, each seat's output in
-MATCH.<seat>.out."""
+MATCH.<seat>.out; the run's settings in run.json, which --resume reads."""
 
 DEFAULT_SEATS = ("random", "call", "raise")
 MAX_SEAT_OUTPUT_LINES = 5
+#: The run's settings, saved in its folder for ``--resume``.
+RUN_FILE = "run.json"
+#: The options that define a run, with their defaults: ``--resume`` takes them from RUN_FILE.
+RUN_DEFAULTS = {
+    "game": "holdem.nolimit.2p", "hands": 1000, "seed": None, "duplicate": False, "names": None,
+    "t_response": 60000, "t_per_hand": 7000, "start_timeout": 600000,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,17 +73,18 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("seats", metavar="SEAT", nargs="*", help="bot kind or command, one per player (default: random call)")
-    p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
-    p.add_argument("--hands", type=int, default=1000, help="hands per match (default 1000)")
-    p.add_argument("--seed", type=int, default=None, help="card seed (default: from the clock; printed)")
+    p.add_argument("--game", help="bundled game name or .game file (default holdem.nolimit.2p)")
+    p.add_argument("--hands", type=int, help="hands per match (default 1000)")
+    p.add_argument("--seed", type=int, help="card seed (default: from the clock; printed)")
     p.add_argument("--duplicate", action="store_true", help="also play the mirrored match(es): same cards, seats swapped")
-    p.add_argument("--out", type=Path, default=None, help="folder for logs (default matches/<date-time>)")
+    p.add_argument("--out", type=Path, help="folder for logs (default matches/<date-time>)")
     p.add_argument("--names", help="comma-separated seat names (default: from the kinds/commands)")
-    p.add_argument("--t_response", type=int, default=60000, help="ms a seat may take per action (default 60000)")
-    p.add_argument("--t_per_hand", type=int, default=7000, help="average ms per hand per seat (default 7000)")
-    p.add_argument("--start_timeout", type=int, default=600000, help="ms for seats to connect (default 600000)")
+    p.add_argument("--t_response", type=int, help="ms a seat may take per action (default 60000)")
+    p.add_argument("--t_per_hand", type=int, help="average ms per hand per seat (default 7000)")
+    p.add_argument("--start_timeout", type=int, help="ms for seats to connect (default 600000)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run_command)
+    p.add_argument("--resume", metavar="DIR", type=Path, help="finish the interrupted run whose logs are in DIR")
+    p.set_defaults(func=run_command, **RUN_DEFAULTS)
 
 
 def seat_names(specs: list[str], given: str | None) -> list[str]:
@@ -82,7 +95,7 @@ def seat_names(specs: list[str], given: str | None) -> list[str]:
             raise RunFailed(f"--names needs {len(specs)} different names")
     else:
         names = [spec if spec in POLICIES else Path(shlex.split(spec)[0]).name for spec in specs]
-    bad = [n for n in names if any(ch in n for ch in "|: \t/\\")]
+    bad = [n for n in names if any(ch in n for ch in NAME_FORBIDDEN + " \t/\\") or not n.isprintable()]
     if bad:
         raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
     if len(set(names)) < len(names):
@@ -121,6 +134,7 @@ class _Progress:
         self.total, self.label, self.enabled = total, label, enabled
         self.tty = sys.stderr.isatty()
         self.started = time.monotonic()
+        self.started_at = 0  # hands already done (a resumed match)
         self.last_print = 0.0
 
     def update(self, done: int, final: bool = False) -> None:
@@ -130,7 +144,7 @@ class _Progress:
         if not final and now - self.last_print < (0.2 if self.tty else 10.0):
             return
         self.last_print = now
-        rate = done / max(now - self.started, 1e-9)
+        rate = (done - self.started_at) / max(now - self.started, 1e-9)
         width = 30
         filled = int(width * done / self.total) if self.total else width
         text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} hands  {rate:,.0f} hands/s"
@@ -183,18 +197,20 @@ def play_match(
     order: list[Seat], *, match: str, game_arg: str, hands: int, seed: int, out: Path,
     t_response: int, t_per_hand: int, start_timeout: int, progress: bool, resume: bool = False,
 ) -> Path:  # fmt: skip
-    """Play one match; returns its log path.  Raises RunFailed naming the culprit.
+    """Play one match (with ``resume``, the rest of it); returns its log path.
 
-    ``resume`` finishes an interrupted match from its transaction log (``dealer serve -a``).
+    Raises:
+        RunFailed: naming the culprit.
     """
     names = [s.name for s in order]
     dealer_cmd = [
         sys.executable, "-m", "dealer.cli", "serve", match, game_arg, str(hands), str(seed), *names,
         "-q", "--out-dir", str(out), "--t_response", str(t_response), "--t_per_hand", str(t_per_hand),
-        "--t_hand", str(max(600000, t_response)), "--start_timeout", str(start_timeout), *(["-a"] if resume else []),
-    ]  # fmt: skip
+        "--t_hand", str(max(600000, t_response)), "--start_timeout", str(start_timeout),
+    ] + (["-a"] if resume else [])  # fmt: skip
+    mode = "a" if resume else "w"
     dealer_err = out / f"{match}.dealer.err"
-    with open(dealer_err, "w") as err_file:
+    with open(dealer_err, mode) as err_file:
         dealer = subprocess.Popen(dealer_cmd, stdout=subprocess.PIPE, stderr=err_file, text=True)
     procs: list[tuple[Seat, subprocess.Popen, Path]] = []
     log = out / f"{match}.log"
@@ -207,7 +223,7 @@ def play_match(
         for index, (seat, port) in enumerate(zip(order, ports_line)):
             seat_out = out / f"{match}.{seat.name}.out"
             cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out)
-            with open(seat_out, "w") as f:
+            with open(seat_out, mode) as f:
                 try:
                     proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
                 except OSError as exc:
@@ -215,11 +231,16 @@ def play_match(
             procs.append((seat, proc, seat_out))
         bar = _Progress(hands, match, progress)
         counter: dict[str, int] = {}
+        if resume:
+            bar.started_at = _count_hands(log, counter)
         while dealer.poll() is None:
-            if any(proc.poll() is not None for _, proc, _ in procs):
-                # Give the dealer a moment: a seat may exit right after the last hand.
+            codes = [proc.poll() for _, proc, _ in procs]
+            if any(code is not None for code in codes):
+                # Give the dealer a moment: seats exit as soon as the last hand ends, and
+                # on a busy machine the dealer may need seconds more to exit after them.
+                crashed = any(code not in (None, 0) for code in codes)
                 try:
-                    dealer.wait(2)
+                    dealer.wait(2 if crashed else 60)
                 except subprocess.TimeoutExpired:
                     done = _count_hands(log, counter)
                     raise RunFailed(
@@ -249,49 +270,154 @@ def play_match(
                 proc.kill()
 
 
-def run_command(args: argparse.Namespace) -> int:
-    game = load_game(args.game)
-    specs = list(args.seats) or list(DEFAULT_SEATS[: game.num_players])
+def _check_settings(settings: dict) -> list[str]:
+    """Validate a run's settings; returns the seat names.  Raises RunFailed."""
+    game = load_game(settings["game"])
+    specs = settings["seats"]
     if len(specs) != game.num_players:
-        print(f"dealer run: {game.num_players} seats needed for {args.game}, got {len(specs)}", file=sys.stderr)
-        return 2
-    if args.hands < 1:
-        print("dealer run: --hands must be at least 1", file=sys.stderr)
-        return 2
+        raise RunFailed(f"{game.num_players} seats needed for {settings['game']}, got {len(specs)}")
+    if settings["hands"] < 1:
+        raise RunFailed("--hands must be at least 1")
+    if not 0 <= settings["seed"] <= MAX_SEED:
+        raise RunFailed(f"--seed must be between 0 and {MAX_SEED}, got {settings['seed']}")
+    for option in ("t_response", "t_per_hand", "start_timeout"):
+        if settings[option] <= 0:
+            raise RunFailed(f"--{option} must be a positive number of milliseconds, got {settings[option]}")
+    return seat_names(specs, settings["names"])
+
+
+def _new_settings(args: argparse.Namespace) -> dict:
+    game = load_game(args.game)
+    return {
+        "seats": list(args.seats) or list(DEFAULT_SEATS[: game.num_players]),
+        "seed": args.seed if args.seed is not None else int(time.time()) % 1_000_000,
+        **{key: getattr(args, key) for key in RUN_DEFAULTS if key != "seed"},
+    }
+
+
+def _saved_settings(args: argparse.Namespace) -> dict:
+    """The settings of the run in ``--resume DIR``.  Raises RunFailed."""
+    given = [f"--{key}" for key, default in RUN_DEFAULTS.items() if getattr(args, key) != default]
+    if args.seats or args.out or given:
+        extra = "SEATs" if args.seats else "--out" if args.out else given[0]
+        raise RunFailed(f"--resume takes the run's settings from {args.resume / RUN_FILE}; leave out {extra}")
+    path = args.resume / RUN_FILE
     try:
-        names = seat_names(specs, args.names)
+        settings = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunFailed(f"cannot resume: {path} does not exist (is {args.resume} a dealer run's folder?)") from None
+    except (OSError, ValueError) as exc:
+        raise RunFailed(f"cannot resume: {path} is unreadable ({exc})") from None
+    missing = [key for key in ("seats", *RUN_DEFAULTS) if key not in settings]
+    if missing:
+        raise RunFailed(f"cannot resume: {path} lacks the setting {missing[0]!r}")
+    return settings
+
+
+def _finished(log: Path) -> bool:
+    try:
+        with open(log, errors="replace") as f:
+            return any(line.startswith("SCORE:") for line in f)
+    except FileNotFoundError:
+        return False
+
+
+def _rewind(out: Path, match: str, order: list[Seat]) -> bool:
+    """Cut a stopped match back to its last finished hand; False if it never started.
+
+    The dealer then replays whole hands from the transaction log (``serve -a``) and
+    the seats play the unfinished hand from its start, so each hand's decisions come
+    from one bot process and no decision log holds a decision the dealer never took.
+    """
+    tlog = out / f"{match}.tlog"
+    if not tlog.is_file():
+        return False
+    try:
+        with open(out / f"{match}.log", errors="replace") as f:
+            hands = sum(1 for line in f if line.startswith("STATE:"))
+    except FileNotFoundError:
+        hands = 0
+    keep = 0
+    with open(tlog, "rb") as f:
+        for raw in f:
+            fields = raw.split()
+            if len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) >= hands:
+                break
+            keep += len(raw)
+    with open(tlog, "r+b") as f:
+        f.truncate(keep)
+    for seat in order:
+        dlog = out / "decisions" / f"{match}.{seat.name}.dlog"
+        if seat.is_bot and dlog.exists():
+            truncate_decision_log(dlog, hands)
+    return True
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        settings = _saved_settings(args) if args.resume else _new_settings(args)
+        names = _check_settings(settings)
     except RunFailed as exc:
         print(f"dealer run: {exc}", file=sys.stderr)
         return 2
-    seats = [Seat(n, s) for n, s in zip(names, specs)]
-    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
-    out = args.out or Path("matches") / time.strftime("%Y%m%d-%H%M%S")
-    (out / "decisions").mkdir(parents=True, exist_ok=True)
-    plan = match_plan(seats, args.duplicate)
+    seats = [Seat(n, spec) for n, spec in zip(names, settings["seats"])]
+    seed, hands, game_arg = settings["seed"], settings["hands"], settings["game"]
+    out = args.resume or args.out or Path("matches") / time.strftime("%Y%m%d-%H%M%S")
+    if out.exists() and not out.is_dir():
+        print(f"dealer run: --out {out} is a file, not a folder", file=sys.stderr)
+        return 2
+    try:
+        (out / "decisions").mkdir(parents=True, exist_ok=True)
+        # Held until this process ends: a second run (or a --resume) in the folder
+        # while this one plays would cut and rewrite the logs under it.
+        lock = open(out / "run.lock", "w")  # noqa: SIM115
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not args.resume:
+            (out / RUN_FILE).write_text(json.dumps(settings, indent=1) + "\n")
+    except BlockingIOError:
+        print(f"dealer run: another dealer run is playing in {out}; wait for it or stop it first", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"dealer run: cannot write the logs in {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    plan = match_plan(seats, settings["duplicate"])
     print(
-        f"dealer run: {' vs '.join(names)} | {args.game} | {args.hands} hands x {len(plan)} "
-        f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}",
+        f"dealer run: {' vs '.join(names)} | {game_arg} | {hands} hands x {len(plan)} "
+        f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}" + (" | resumed" if args.resume else ""),
         file=sys.stderr,
     )
-    logs = []
+    logs: list[Path] = []
+    matches = ["match"] if len(plan) == 1 else [f"match.{index + 1}" for index in range(len(plan))]
+    played_before = sum(_count_hands(out / f"{match}.log", {}) for match in matches) if args.resume else 0
     started = time.monotonic()
-    for index, order in enumerate(plan):
-        match = "match" if len(plan) == 1 else f"match.{index + 1}"
-        try:
+    try:
+        for match, order in zip(matches, plan):
+            log = out / f"{match}.log"
+            if args.resume and _finished(log):
+                logs.append(log)
+                continue
+            resume = bool(args.resume) and _rewind(out, match, order)
             logs.append(
                 play_match(
-                    order, match=match, game_arg=args.game, hands=args.hands, seed=seed, out=out,
-                    t_response=args.t_response, t_per_hand=args.t_per_hand, start_timeout=args.start_timeout,
-                    progress=not args.quiet,
-                )  # fmt: skip
+                    order, match=match, game_arg=game_arg, hands=hands, seed=seed, out=out,
+                    t_response=settings["t_response"], t_per_hand=settings["t_per_hand"],
+                    start_timeout=settings["start_timeout"], progress=not args.quiet, resume=resume,
+                )
             )
-        except RunFailed as exc:
-            print(f"dealer run: {exc}", file=sys.stderr)
-            return 1
+    except RunFailed as exc:
+        print(f"dealer run: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        kept = sum(_count_hands(out / f"{match}.log", {}) for match in matches)
+        print(
+            f"dealer run: interrupted; {kept} finished hands are kept in {out}. "
+            f"Resume with: dealer run --resume {shlex.quote(str(out))}",
+            file=sys.stderr,
+        )
+        return 130
     elapsed = time.monotonic() - started
-    print(f"dealer run: {args.hands * len(plan)} hands in {elapsed:.1f} s", file=sys.stderr)
+    print(f"dealer run: {hands * len(plan) - played_before} hands in {elapsed:.1f} s", file=sys.stderr)
     from dealer.evaluation.report import report_match
 
     report_match(logs, out / "decisions", json_path=out / "report.json")
     return 0
-

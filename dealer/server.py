@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from dealer.dealing import Dealer
+from protocol.errors import GameDefError, IllegalActionError, WireFormatError
+from protocol.gamedef import GameDef, load_game
 from protocol.lines import LineReader, PeerClosed, PeerTimeout
-from protocol.errors import IllegalActionError, WireFormatError
-from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, State, initial_state, with_cards
 from protocol.wire import (
     VERSION,
@@ -58,6 +58,44 @@ class ServeOptions:
     out_dir: Path = field(default_factory=Path)
 
 
+#: Characters a seat name may not hold: they separate the fields of log lines.
+NAME_FORBIDDEN = "|:"
+#: The largest seed: the reference seeds its 32-bit Mersenne Twister with it.
+MAX_SEED = 2**32 - 1
+
+
+def check_options(opts: ServeOptions) -> None:
+    """Refuse options no match can be played with, before any port is opened.
+
+    Raises:
+        ValueError: naming the option and what is wrong with it.
+    """
+    n = opts.game.num_players
+    if len(opts.names) != n:
+        raise ValueError(f"the game has {n} players but {len(opts.names)} names were given")
+    for name in opts.names:
+        bad = [ch for ch in NAME_FORBIDDEN if ch in name]
+        if bad or not name or not name.isprintable():
+            what = f"'{bad[0]}'" if bad else "nothing or unprintable characters"
+            raise ValueError(f"seat name {name!r} holds {what}; the log separates names with '|' and fields with ':'")
+    if opts.hands < 1:
+        raise ValueError("HANDS must be at least 1")
+    if not 0 <= opts.seed <= MAX_SEED:
+        raise ValueError(f"SEED must be between 0 and {MAX_SEED}, got {opts.seed}")
+    if opts.ports is not None:
+        if len(opts.ports) != n:
+            raise ValueError(f"-p needs {n} ports, got {len(opts.ports)}")
+        bad_ports = [port for port in opts.ports if not 0 <= port <= 65535]
+        if bad_ports:
+            raise ValueError(f"port {bad_ports[0]} is not between 0 and 65535")
+    limits = {"--t_response": opts.t_response, "--t_hand": opts.t_hand, "--t_per_hand": opts.t_per_hand}
+    if opts.start_timeout is not None:
+        limits["--start_timeout"] = opts.start_timeout
+    for option, value in limits.items():
+        if value <= 0:
+            raise ValueError(f"{option} must be a positive number of milliseconds, got {value}")
+
+
 class MatchAborted(Exception):
     """A fatal problem: the match stops, finished hands stay in the log."""
 
@@ -68,28 +106,35 @@ def _stamp(t: float) -> str:
 
 
 class _Seat:
-    def __init__(self, index: int, name: str, sock: socket.socket) -> None:
+    """One seat: its time used (charged from the transaction log too) and, once connected, its socket."""
+
+    def __init__(self, index: int, name: str) -> None:
         self.index = index
         self.name = name
-        self.sock = sock
-        # Spinning briefly before blocking cuts the wake-up latency of each reply.
-        self.reader = LineReader(sock, spin=0.0002)
+        self.sock: socket.socket | None = None
+        self.reader: LineReader | None = None
         self.used_hand = 0.0
         self.used_match = 0.0
         self.held = b""  # bytes queued to go out with the next line
+
+    def connect(self, sock: socket.socket) -> None:
+        self.sock = sock
+        # Spinning briefly before blocking cuts the wake-up latency of each reply while a
+        # core is free; the reader backs off when spinning does not pay.
+        self.reader = LineReader(sock, spin=0.0002)
 
 
 class MatchServer:
     """Runs one match.  Call :meth:`run`; it returns the process exit code."""
 
     def __init__(self, opts: ServeOptions, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        if len(opts.names) != opts.game.num_players:
-            raise ValueError(f"the game has {opts.game.num_players} players but {len(opts.names)} names were given")
+        """Raises ValueError (see :func:`check_options`) for options no match can use."""
+        check_options(opts)
         self.o = opts
         self.game = opts.game
         self.out = out
         self.err = err
-        self.seats: list[_Seat] = []
+        self.seats = [_Seat(index, name) for index, name in enumerate(opts.names)]
         self.totals = [0.0] * opts.game.num_players
         self.hand = 0
         self.player0_seat = 0
@@ -159,14 +204,14 @@ class MatchServer:
                     listener.settimeout(max(deadline - time.monotonic(), 0.001))
                 try:
                     conn, _ = listener.accept()
-                except socket.timeout:
+                except TimeoutError:
                     self._say(f"ERROR: seat {index + 1} did not connect in time")
                     raise MatchAborted(
                         f"seat {index + 1} ({self.o.names[index]}) did not connect within "
                         f"--start_timeout {self.o.start_timeout} ms"
                     ) from None
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self.seats.append(_Seat(index, self.o.names[index], conn))
+                self.seats[index].connect(conn)
         finally:
             for listener in listeners:
                 listener.close()
@@ -175,6 +220,7 @@ class MatchServer:
 
     def _check_version(self, seat: _Seat, deadline: float | None) -> None:
         timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        assert seat.reader is not None
         try:
             line = seat.reader.readline(timeout)
         except (PeerClosed, PeerTimeout):
@@ -225,6 +271,7 @@ class MatchServer:
         return sent
 
     def _write(self, seat: _Seat, data: bytes) -> None:
+        assert seat.sock is not None
         try:
             seat.sock.sendall(data)
         except OSError:
@@ -234,6 +281,7 @@ class MatchServer:
     def _read_action(self, seat: _Seat, state: State, position: int, sent_line: str, sent: float) -> tuple[Action, float]:
         """The reference's readPlayerResponse: returns the action to play and when it came."""
         prefix = sent_line + ":"
+        assert seat.reader is not None
         while True:
             started = time.monotonic()
             try:
@@ -299,10 +347,12 @@ class MatchServer:
         return self._new_hand_state(dealer)
 
     def _replay_transactions(self, dealer: Dealer, state: State) -> State:
-        """Resume (``-a``): replay the transaction log as the reference does."""
-        if not self.tlog_path.exists():
-            raise MatchAborted(f"cannot resume: {self.tlog_path} does not exist")
-        for number, raw in enumerate(self.tlog_path.read_text().splitlines(), start=1):
+        """Resume (``-a``): replay the transaction log as the reference does.
+
+        Runs before any seat connects, so a match that cannot be resumed is refused
+        without waiting for seats.
+        """
+        for number, raw in enumerate(self.tlog_path.read_text(errors="replace").splitlines(), start=1):
             where = f"{self.tlog_path}:{number}"
             try:
                 action, used = read_action(raw, self.game)
@@ -334,32 +384,72 @@ class MatchServer:
                 state = self._next_hand(dealer)
         return state
 
+    def _header(self) -> str:
+        return f"# name/game/hands/seed {self.o.match} {self.o.game_label} {self.o.hands} {self.o.seed}"
+
+    def _check_resumed_log(self, lines: list[str]) -> None:
+        """Refuse to append to the log of another match (``-a``)."""
+        found = lines[0] if lines else ""
+        if found == self._header():
+            if any(line.startswith("SCORE:") for line in lines):
+                raise MatchAborted(f"cannot resume: the match in {self.log_path} is finished (it has its SCORE line)")
+            return
+        fields = found.removeprefix("# name/game/hands/seed ").rsplit(" ", 3)
+        if not found.startswith("# name/game/hands/seed ") or len(fields) != 4:
+            raise MatchAborted(f"cannot resume: {self.log_path} does not start with a dealer log header")
+        given = [self.o.match, self.o.game_label, str(self.o.hands), str(self.o.seed)]
+        differ = [
+            f"{what} {old!r} (given {new!r})"
+            for what, old, new in zip(("match", "game", "hands", "seed"), fields, given)
+            if old != new and not (what == "game" and _same_game(old, self.game))
+        ]
+        if differ:
+            raise MatchAborted(f"cannot resume: {self.log_path} is a match with {', '.join(differ)}")
+
     def _open_logs(self) -> None:
-        self.o.out_dir.mkdir(parents=True, exist_ok=True)
-        if self.o.log:
-            if self.o.append and self.log_path.exists():
-                self.logged_hands = sum(
-                    1 for line in self.log_path.read_text().splitlines() if line.startswith("STATE:")
-                )
-                self.log_file = open(self.log_path, "a")
-            else:
-                self.log_file = open(self.log_path, "w")
-                self.log_file.write(
-                    f"# name/game/hands/seed {self.o.match} {self.o.game_label} {self.o.hands} {self.o.seed}\n"
-                    f"#--t_response {self.o.t_response}\n#--t_hand {self.o.t_hand}\n#--t_per_hand {self.o.t_per_hand}\n"
-                )
-                self.log_file.flush()
-        if self.o.transaction_log:
-            # Unbuffered: each transaction reaches the OS (one write) as it happens, so a
-            # killed dealer leaves every action it played for -a.
-            self.tlog_file = open(self.tlog_path, "ab" if self.o.append else "wb", buffering=0)
+        """Open the log and transaction log; with ``-a``, first check they belong to this match.
+
+        A refused resume leaves every file as it was.
+        """
+        if self.o.append and not self.tlog_path.is_file():
+            raise MatchAborted(
+                f"cannot resume: there is no transaction log {self.tlog_path} (was the match started "
+                "with -t, in another folder or under another name?)"
+            )
+        if self.o.out_dir.exists() and not self.o.out_dir.is_dir():
+            raise MatchAborted(f"--out-dir {self.o.out_dir} is a file, not a folder")
+        try:
+            self.o.out_dir.mkdir(parents=True, exist_ok=True)
+            if self.o.log:
+                if self.o.append and self.log_path.exists():
+                    lines = self.log_path.read_text(errors="replace").splitlines()
+                    self._check_resumed_log(lines)
+                    self.logged_hands = sum(1 for line in lines if line.startswith("STATE:"))
+                    self.log_file = open(self.log_path, "a")  # noqa: SIM115 (open for the whole match)
+                else:
+                    self.log_file = open(self.log_path, "w")  # noqa: SIM115
+                    self.log_file.write(
+                        f"{self._header()}\n#--t_response {self.o.t_response}\n#--t_hand {self.o.t_hand}\n"
+                        f"#--t_per_hand {self.o.t_per_hand}\n"
+                    )
+                    self.log_file.flush()
+            if self.o.transaction_log:
+                # Unbuffered: each transaction reaches the OS (one write) as it happens, so a
+                # killed dealer leaves every action it played for -a.
+                self.tlog_file = open(self.tlog_path, "ab" if self.o.append else "wb", buffering=0)  # noqa: SIM115
+        except OSError as exc:
+            raise MatchAborted(f"cannot write the logs in {self.o.out_dir}: {exc.strerror or exc}") from None
 
     def run(self) -> int:
         """Play the match; returns 0 on success, 1 on a fatal error (no SCORE line)."""
         try:
             self._open_logs()
+            dealer = Dealer(self.game, self.o.seed)
+            state = self._new_hand_state(dealer)
+            if self.o.append:
+                state = self._replay_transactions(dealer, state)
             self._connect_seats()
-            self._play()
+            self._play(dealer, state)
         except MatchAborted as exc:
             kept = f"; {self.logged_hands} finished hands are in {self.log_path}" if self.log_file else ""
             self._say(f"dealer: match stopped: {exc}{kept}")
@@ -368,13 +458,9 @@ class MatchServer:
             self._close()
         return 0
 
-    def _play(self) -> None:
+    def _play(self, dealer: Dealer, state: State) -> None:
         if not self.o.quiet:
             self._say(f"STARTED at {_stamp(time.time())}")
-        dealer = Dealer(self.game, self.o.seed)
-        state = self._new_hand_state(dealer)
-        if self.o.append:
-            state = self._replay_transactions(dealer, state)
         self.last_sent = time.time()
         while self.hand < self.o.hands:
             views = HandViews(state)
@@ -420,23 +506,34 @@ class MatchServer:
 
     def _close(self) -> None:
         for seat in self.seats:
-            try:
+            if seat.sock is not None:
                 seat.sock.close()
-            except OSError:
-                pass
         for f in (self.log_file, self.tlog_file):
             if f is not None:
                 f.close()
 
 
 def _leading_int(text: str) -> int | None:
-    """sscanf("%u")-like: the integer at the start of ``text``, or None."""
+    """sscanf("%u")-like: the integer at the start of ``text``, or None.
+
+    Like ``strtoul`` a number too long to hold is clamped (to 10**18, far above any version).
+    """
     digits = ""
     for ch in text.strip():
         if not ch.isdigit():
             break
         digits += ch
+    if len(digits) > 18:
+        return 10**18
     return int(digits) if digits else None
+
+
+def _same_game(label: str, game: GameDef) -> bool:
+    """Whether the game a log header names (bundled name or file) is ``game``."""
+    try:
+        return load_game(label) == game
+    except (GameDefError, OSError):
+        return False
 
 
 def _same_match_state(position: int, got: State, expected_position: int, expected: State) -> bool:

@@ -63,6 +63,9 @@ class AbstractionConfig:
     train_points: k-means training points per postflop round (whole boards' hands).
     max_iter, tol: Lloyd iterations; stop when fewer than ``tol`` of points move.
     seed: every random choice derives from it.
+    river_map: build the river's bucket map (123M entries).  Without it the river
+        has ``buckets[3]`` hand-strength buckets computed on the fly
+        (:mod:`precompute.handstrength`), which is what blueprints ship with.
     """
 
     buckets: tuple[int, int, int, int] = (169, 200, 200, 200)
@@ -75,6 +78,7 @@ class AbstractionConfig:
     max_iter: int = 30
     tol: float = 1e-3
     seed: int = 0
+    river_map: bool = True
 
     def __post_init__(self) -> None:
         if len(self.buckets) != 4:
@@ -107,6 +111,19 @@ PRESETS = {
         turn_runouts=8,
         train_points=40_000,
         max_iter=15,
+    ),
+    # Blueprints: resolution on the flop, exact histograms, no river map (minutes).
+    "blueprint": AbstractionConfig(buckets=(169, 128, 32, 24), river_map=False),
+    # The same bucket counts from sampled, coarse features in seconds (tests, demos).
+    "blueprint-quick": AbstractionConfig(
+        buckets=(169, 128, 32, 24),
+        bins=10,
+        preflop_boards=1_000,
+        flop_runouts=20,
+        turn_runouts=6,
+        train_points=20_000,
+        max_iter=4,
+        river_map=False,
     ),
 }
 
@@ -318,7 +335,8 @@ def build_abstraction(
     show_progress: bool = True,
     stop_after_chunks: int | None = None,
 ) -> list[Path]:
-    """Build (or resume) the abstraction into ``out_dir``; returns the four artifact paths.
+    """Build (or resume) the abstraction into ``out_dir``; returns the artifact paths
+    (four, or three without ``config.river_map``).
 
     ``stop_after_chunks`` interrupts the run after that many assignment chunks (with a
     checkpoint), as a crash would; used to test resuming.
@@ -332,7 +350,7 @@ def build_abstraction(
     pre = preflop_cdfs(config)
     ochs = kmeans(pre, config.ochs_clusters, metric="emd", seed=config.seed).labels.astype(np.int64)
     pair_cluster = ochs[round_indexer(0).index(HOLE_PAIRS)]
-    paths = [out_dir / f"{name}.buckets" for name in ROUND_NAMES]
+    paths = [out_dir / f"{name}.buckets" for name in ROUND_NAMES[: 4 if config.river_map else 3]]
     budget = [stop_after_chunks]
     for round_, path in enumerate(paths):
         params = _round_params(config, round_)

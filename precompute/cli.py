@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from precompute.abstraction import PRESETS, AbstractionConfig, AbstractionError, build_abstraction
+from precompute.blueprint_train import DEFAULT_ACTIONS, QUICK_ITERATIONS
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
+from solver.artifacts import ArtifactError
 
 EPILOG = """examples:
   precompute tables                          # build the evaluator tables into the cache
@@ -19,9 +22,22 @@ EPILOG = """examples:
   precompute index --rounds 2,3 AsAdKh7c2d   # canonical flop index, and back
   precompute abstraction --game holdem.nolimit.2p --buckets 169,200,200,200 --out abs/full
   precompute abstraction --game holdem.nolimit.2p --preset small --out abs/small
+  precompute blueprint --game holdem.nolimit.2p --iterations 4194304 --out bp/main
+  precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick
 
 Tables are cached in $ACPC_CACHE_DIR (default ~/.cache/acpc-agent).  An interrupted
-abstraction build resumes from OUT/checkpoints when run again with the same options."""
+abstraction build resumes from OUT/checkpoints when run again with the same options;
+an interrupted blueprint (Ctrl-C) resumes from OUT/checkpoint.mccfr the same way."""
+
+BLUEPRINT_EPILOG = """examples:
+  precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick      # a check: ~22 s of CPU time
+  precompute blueprint --game holdem.nolimit.2p --iterations 8388608 --out bp/main --compress
+  precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
+      --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
+
+Writes OUT/cards (bucket maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
+the same command resumes exactly) and OUT/blueprint.art, which
+precompute.blueprint.Blueprint.load(path) plays from.  Results do not depend on --threads."""
 
 
 def _buckets(text: str) -> tuple[int, ...]:
@@ -87,6 +103,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-iter", type=int, help="k-means iterations")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_abstraction)
+
+    p = sub.add_parser(
+        "blueprint",
+        help="train a blueprint strategy by MCCFR (resumable)",
+        description="External-sampling MCCFR with the Pluribus schedule on the blueprint card abstraction.",
+        epilog=BLUEPRINT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", required=True, help="a .game file or bundled name (two-player hold'em)")
+    p.add_argument("--out", type=Path, required=True, help="output folder (abstraction, checkpoint, blueprint)")
+    p.add_argument("--iterations", type=int, help=f"MCCFR iterations; the schedule scales to them (--quick: {QUICK_ITERATIONS})")
+    p.add_argument("--quick", action="store_true", help="coarse card features and few iterations: a check in about a minute")
+    p.add_argument("--actions", default=DEFAULT_ACTIONS, help=f"action abstraction (default {DEFAULT_ACTIONS!r})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--threads", type=int, default=2, help="threads (1 or 2; same result either way, default 2)")
+    p.add_argument("--block", type=int, default=1024, help="iterations per deterministic parallel block (default 1024)")
+    p.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints (default 5)")
+    p.add_argument("--stop-at", type=int, help="stop after this many iterations (a multiple of --block), keeping the schedule")
+    p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_blueprint)
     return parser
 
 
@@ -106,6 +143,10 @@ def _equity(args: argparse.Namespace) -> int:
     from precompute.equity import equity_vs_random
     from protocol.cards import parse_cards
 
+    if args.samples < 1:
+        raise ValueError(f"--samples must be at least 1, not {args.samples}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be 0 or more, not {args.seed}")
     equity = equity_vs_random(parse_cards(args.hole), parse_cards(args.board), samples=args.samples, seed=args.seed)
     how = "sampled" if not args.board else "exact"
     print(f"{equity:.6f} ({how}, against a uniformly random hand)")
@@ -126,6 +167,8 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _abstraction(args: argparse.Namespace) -> int:
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a folder")
     game = load_game(args.game)
     overrides = {
         key: value
@@ -150,12 +193,43 @@ def _abstraction(args: argparse.Namespace) -> int:
     return 0
 
 
+def _blueprint(args: argparse.Namespace) -> int:
+    from precompute.blueprint_train import TrainConfig, train_blueprint, write_recipe
+    from solver.artifacts import compress
+
+    game = load_game(args.game)
+    if game.num_players != 2:
+        raise ValueError(f"blueprints are for two-player games; {args.game} has {game.num_players} players")
+    iterations = args.iterations if args.iterations is not None else (QUICK_ITERATIONS if args.quick else None)
+    if iterations is None:
+        raise ValueError("give --iterations (or --quick)")
+    config = TrainConfig(
+        iterations=iterations, actions=args.actions, cards="blueprint-quick" if args.quick else "blueprint",
+        seed=args.seed, block=args.block, threads=args.threads, checkpoint_minutes=args.checkpoint_minutes,
+        stop_at=args.stop_at,
+    )
+    command = "precompute " + shlex.join(args.argv)
+    start = time.monotonic()
+    path = train_blueprint(game, args.out, config, command=command, show_progress=not args.quiet)
+    print(f"blueprint written to {path} in {time.monotonic() - start:.0f}s")
+    if args.compress:
+        shipped = compress(path, args.out / f"{Path(args.game).name.removesuffix('.game')}.blueprint.xz")
+        recipe = write_recipe(path, shipped, args.out / "RECIPE.md")
+        print(f"compressed copy: {shipped}; recipe: {recipe}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         return int(args.func(args) or 0)
-    except (AbstractionError, ProtocolError, ValueError) as exc:
+    except (AbstractionError, ArtifactError, ProtocolError, ValueError) as exc:
         print(f"precompute {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. --out naming a file, or a cache folder it may not create
+        print(f"precompute {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"precompute {args.command}: interrupted (an abstraction build resumes when run again)", file=sys.stderr)

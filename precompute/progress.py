@@ -15,9 +15,12 @@ class Progress:
     """
 
     def __init__(
-        self, label: str, total: int, *, done: int = 0, stream: TextIO | None = None, enabled: bool = True
+        self, label: str, total: int, *, done: int = 0, stream: TextIO | None = None, enabled: bool = True,
+        unit: str = "",
     ) -> None:
         self.label = label
+        self.unit = unit  # if set, the line shows the rate, e.g. "1,234 it/s"
+        self.status = ""  # free text appended to the line (e.g. a convergence figure)
         self.total = max(int(total), 1)
         self.done = done
         self.stream = stream or sys.stderr
@@ -49,9 +52,11 @@ class Progress:
         elapsed = time.monotonic() - self.start
         rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
         eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        speed = f" {rate:,.0f} {self.unit}/s" if self.unit else ""
+        status = f" {self.status}" if self.status else ""
         return (
             f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%} "
-            f"{self.done}/{self.total} elapsed {_clock(elapsed)} eta {_clock(eta)}"
+            f"{self.done}/{self.total}{speed} elapsed {_clock(elapsed)} eta {_clock(eta)}{status}"
         )
 
     def _draw(self, *, force: bool = False) -> None:

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
-from numba import njit
-
 from protocol.errors import WireFormatError
 from protocol.gamedef import MAX_RANKS, MAX_SUITS, GameDef
 
@@ -76,20 +73,11 @@ def deck(game: GameDef) -> list[int]:
     ]
 
 
-@njit(cache=True)
-def next_combination(index: np.ndarray, n: int) -> bool:
-    """Advance ``index``, a strictly increasing k-subset of 0..n-1, to the next one in
-    lexicographic order, in place.  Returns False (leaving ``index`` as is) after the last.
+def __getattr__(name: str) -> object:
+    # The numba kernel lives in protocol.combinations so that reading and printing cards
+    # (every bot and client) never imports numba; it is still importable from here.
+    if name == "next_combination":
+        from protocol.combinations import next_combination
 
-    Usable from other kernels to walk every board or hand of a deck without storing them.
-    """
-    k = len(index)
-    i = k - 1
-    while i >= 0 and index[i] == n - k + i:  # the last position that can still move
-        i -= 1
-    if i < 0:
-        return False
-    index[i] += 1
-    for j in range(i + 1, k):
-        index[j] = index[j - 1] + 1
-    return True
+        return next_combination
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

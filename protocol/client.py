@@ -15,15 +15,11 @@ import socket
 from collections.abc import Iterator
 from types import TracebackType
 
-import structlog
-
 from protocol.errors import WireFormatError
 from protocol.gamedef import GameDef
 from protocol.lines import LineReader, PeerClosed
 from protocol.rules import Action
 from protocol.wire import VERSION_LINE, MatchState, MatchStateReader, format_reply
-
-log = structlog.get_logger("protocol.client")
 
 
 class Connection:
@@ -77,7 +73,9 @@ class Connection:
             try:
                 match = self._parser.parse(line)
             except WireFormatError as exc:
-                log.warning("bad line from dealer skipped", line=line[:200], problem=str(exc))
+                import structlog  # only here: it costs a bot a tenth of a second to import
+
+                structlog.get_logger("protocol.client").warning("bad line from dealer skipped", line=line[:200], problem=str(exc))
                 continue
             self._last = (match, line)
             yield match

@@ -70,11 +70,11 @@ class DecisionLogWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.match = match
-        self._file: BinaryIO = open(self.path, "ab")
+        self._file: BinaryIO = open(self.path, "ab")  # noqa: SIM115 (open until close())
         if self._file.tell() == 0:
             self._write(
-                {"type": "header", "format": FORMAT, "version": VERSION, "seat": seat, "match": match, "game": format_gamedef(game),
-                 "policy": policy}
+                {"type": "header", "format": FORMAT, "version": VERSION, "seat": seat, "match": match,
+                 "game": format_gamedef(game), "policy": policy}
             )
 
     def _write(self, record: dict) -> None:
@@ -91,7 +91,15 @@ class DecisionLogWriter:
         taken: str,
         uniform_raise: tuple[float, int, int] | None = None,
     ) -> None:
-        """Log one decision; ``state`` is the MATCHSTATE line the seat answered."""
+        """Log one decision; ``state`` is the MATCHSTATE line the seat answered.
+
+        Raises:
+            ValueError: if ``hand`` or ``position`` is negative or needs more than 64 bits
+                (msgpack stores no larger integer).
+        """
+        for what, value in (("hand", hand), ("position", position)):
+            if not 0 <= value < 2**64:
+                raise ValueError(f"decision log {self.path}: {what} {value} is not between 0 and 2**64 - 1")
         self._write(
             {
                 "type": "decision",
@@ -115,6 +123,30 @@ class DecisionLogWriter:
         self.close()
 
 
+def truncate_decision_log(path: str | Path, hands: int) -> None:
+    """Drop every decision of hand ``hands`` and later (and any cut-off record at the end).
+
+    A seat logs its decisions in hand order, so this keeps those of hands ``0..hands-1``.
+
+    Raises:
+        ValueError: if the file is not a decision log.
+    """
+    with open(path, "r+b") as handle:
+        unpacker = msgpack.Unpacker(handle, raw=False)
+        keep = 0
+        try:
+            for number, record in enumerate(unpacker):
+                if number == 0 and not (isinstance(record, dict) and record.get("format") == FORMAT):
+                    raise ValueError(f"{path} is not a decision log (wrong header)")
+                if record.get("type") == "decision" and record.get("hand", 0) >= hands:
+                    break
+                keep = unpacker.tell()
+        except (msgpack.UnpackException, ValueError) as exc:
+            if keep == 0:
+                raise ValueError(f"{path} is not a decision log ({exc})") from None
+        handle.truncate(keep)
+
+
 def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
     """The header of a decision log and an iterator over its decisions.
 
@@ -123,7 +155,7 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
     Raises:
         ValueError: if the file is not a decision log.
     """
-    handle = open(path, "rb")
+    handle = open(path, "rb")  # noqa: SIM115 (the returned iterator closes it)
     unpacker = msgpack.Unpacker(handle, raw=False)
     try:
         header = next(unpacker)
@@ -152,26 +184,3 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
 
     return header, decisions()
 
-
-def keep_hands_before(path: str | Path, hands: int) -> int:
-    """Rewrite a decision log keeping its header and the decisions of hands ``0..hands-1``.
-
-    Used before a match resumes from its transaction log: decisions of the hand a
-    crash cut short are dropped, since that hand is played again.  A record cut off
-    at the end of the file is dropped too.  Returns the number of decisions kept.
-
-    Raises:
-        ValueError: if the file is not a decision log.
-    """
-    path = Path(path)
-    with open(path, "rb") as handle:
-        records = list(msgpack.Unpacker(handle, raw=False))
-    if not records or not isinstance(records[0], dict) or records[0].get("format") != FORMAT:
-        raise ValueError(f"{path} is not a decision log (no header record)")
-    kept = [r for r in records[1:] if r.get("type") == "decision" and r["hand"] < hands]
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "wb") as out:
-        for record in [records[0], *kept]:
-            out.write(msgpack.packb(record, use_bin_type=True))
-    tmp.replace(path)
-    return len(kept)

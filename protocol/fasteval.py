@@ -92,13 +92,22 @@ def _slot(hash_mult: np.ndarray, disp: np.ndarray, quinary: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def rank_of_multiset(t: EvalTables, quinary: int) -> int:
+    """Rank of a hand without a flush from its rank multiset ``Σ 5**rank`` over its cards.
+
+    With a flush, the hand's rank is the larger of this and ``t.flush`` of the flush
+    suit's 13-bit rank mask.
+    """
+    return t.ranks[_slot(t.hash_mult, t.disp, quinary)]
+
+
+@njit(cache=True, inline="always")
 def rank_of_sums(t: EvalTables, key: int, bits: int) -> int:
     """Rank of a hand from the sum of its cards' ``card_key`` and the OR of their ``card_bit``."""
     probe = ((key + _FLUSH_PROBE) & _FLUSH_BITS) >> 3
     flush_suits = (probe | (probe >> 3) | (probe >> 6) | (probe >> 9)) & 0xF
     flush = t.flush[(bits >> t.suit_shift[flush_suits]) & 0x1FFF]
-    suitless = t.ranks[_slot(t.hash_mult, t.disp, key >> _SUIT_BITS)]
-    return max(flush, suitless)
+    return max(flush, rank_of_multiset(t, key >> _SUIT_BITS))
 
 
 @njit(cache=True)
@@ -113,16 +122,30 @@ def fast_rank(t: EvalTables, cards: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
-def _rank_batch(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> None:
-    """Rank each row of ``hands`` (int (N, n)) into ``out`` (int32 (N,), mutated)."""
+def _rank_batch(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> bool:
+    """Rank each row of ``hands`` (int (N, n)) into ``out`` (int32 (N,), mutated).
+
+    Returns False if some row holds a card outside 0..51 or the same card twice (``out``
+    is then meaningless).  The check rides along without a branch: an out-of-range
+    card is clamped before the lookups and flagged, and a repeated card makes the sum
+    of the cards' distinct bits differ from their OR.
+    """
     n = hands.shape[1]
+    bad = 0
     for h in range(hands.shape[0]):
         key = 0
         bits = 0
+        bit_sum = 0
         for i in range(n):
-            key += t.card_key[hands[h, i]]
-            bits |= t.card_bit[hands[h, i]]
+            c = np.int64(hands[h, i])
+            safe = min(max(c, 0), NUM_CARDS - 1)
+            bad |= safe ^ c
+            key += t.card_key[safe]
+            bits |= t.card_bit[safe]
+            bit_sum += t.card_bit[safe]
+        bad |= bit_sum ^ bits
         out[h] = rank_of_sums(t, key, bits)
+    return bad == 0
 
 
 @njit(cache=True)
@@ -156,15 +179,18 @@ def range_ranks(t: EvalTables, board: np.ndarray, n_board: int, out: np.ndarray)
 def rank_batch(hands: np.ndarray, tables: EvalTables | None = None) -> np.ndarray:
     """Ranks (int32 (N,)) of the rows of ``hands`` (ints, shape (N, n), 1 <= n <= 7).
 
+    The cards are checked in the same pass that ranks them; only a batch with a bad
+    row pays for finding which row it is.
+
     Raises:
         ValueError: if the shape is wrong or a row holds an invalid or repeated card.
     """
     hands = np.asarray(hands)
     if hands.ndim != 2 or not 1 <= hands.shape[1] <= 7 or not np.issubdtype(hands.dtype, np.integer):
         raise ValueError(f"hands must be integers of shape (N, n) with 1 <= n <= 7, got {hands.dtype} {hands.shape}")
-    _check_cards(hands)
     out = np.empty(hands.shape[0], np.int32)
-    _rank_batch(tables or eval_tables(), hands, out)
+    if not _rank_batch(tables or eval_tables(), hands, out):
+        _check_cards(hands)
     return out
 
 

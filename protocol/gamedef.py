@@ -311,6 +311,17 @@ def format_gamedef(game: GameDef) -> str:
 # --- bundled games ---------------------------------------------------------------
 
 
+#: The game files the ACPC reference dealer ships, by file name, and the bundled game
+#: each one is (the same rules; the tests compare them).
+REFERENCE_GAME_FILES = {
+    "holdem.limit.2p.reverse_blinds.game": "holdem.limit.2p",
+    "holdem.nolimit.2p.reverse_blinds.game": "holdem.nolimit.2p",
+    "holdem.limit.3p.game": "holdem.limit.3p",
+    "holdem.nolimit.3p.game": "holdem.nolimit.3p",
+    "kuhn.limit.3p.game": "kuhn.limit.3p",
+}
+
+
 def bundled_game_names() -> list[str]:
     """Short names of the games shipped in ``protocol/games`` (e.g. ``holdem.nolimit.2p``)."""
     folder = resources.files("protocol") / "games"
@@ -322,20 +333,38 @@ def bundled_game_path(name: str) -> Path:
     return Path(str(resources.files("protocol") / "games" / f"{name}.game"))
 
 
+def bundled_name(name: str) -> str | None:
+    """The bundled game a name denotes: a short name (``holdem.nolimit.2p``), its file
+    name (``holdem.nolimit.2p.game``) or a reference dealer game file name
+    (``holdem.nolimit.2p.reverse_blinds.game``), with or without a folder; else None."""
+    base = Path(name).name
+    short = REFERENCE_GAME_FILES.get(base, base.removesuffix(".game"))
+    return short if short in bundled_game_names() else None
+
+
 def load_game(name_or_path: str | Path) -> GameDef:
-    """Load a game by bundled short name (``holdem.nolimit.2p``) or by ``.game`` path.
+    """Load a game by ``.game`` path, or by a name :func:`bundled_name` knows.
+
+    A bundled short name wins over a file of that name in the working folder; an
+    existing file wins over a file name that denotes a bundled game, so a user's own
+    ``holdem.limit.3p.game`` is read as written.
 
     Raises:
-        GameDefError: if neither a bundled name nor a readable file, or malformed.
+        GameDefError: if neither a readable file nor a known name, or malformed.
     """
     text = str(name_or_path)
+    path = Path(text)
     if text in bundled_game_names():
         path = bundled_game_path(text)
-    else:
-        path = Path(text)
-        if not path.is_file():
+    elif not path.is_file():
+        short = bundled_name(text)
+        if short is None:
             names = ", ".join(bundled_game_names())
-            raise GameDefError(f"no such game file or bundled game (bundled: {names})", source=text)
+            raise GameDefError(
+                f"no such game file or bundled game (bundled: {names}; the reference dealer's game file names work too)",
+                source=text,
+            )
+        path = bundled_game_path(short)
     try:
         content = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

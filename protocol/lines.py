@@ -14,10 +14,11 @@ import time
 
 #: Longer lines are consumed and reported as one bad line, never buffered whole.
 MAX_LINE_BYTES = 65536
-#: A spin that takes longer than this (seconds) means the cores are contended ...
-SPIN_CONTENDED = 0.002
-#: ... and spinning then pauses for this long (seconds).
-SPIN_PAUSE = 1.0
+#: After a spin that found nothing or lost its core, the reader blocks for this many
+#: reads before it spins again, doubling after each such spin ...
+SPIN_BACKOFF_FIRST = 4
+#: ... up to this many reads (a few seconds of a fast match).
+SPIN_BACKOFF_MAX = 4096
 
 
 class PeerClosed(Exception):
@@ -43,7 +44,8 @@ class LineReader:
         self._buffer = bytearray()
         self._discarding = False  # inside an overlong line, dropping bytes until its end
         self._kernel_timeout: float | None = None
-        self._spin_paused_until = 0.0
+        self._spin_skips = 0  # reads left that block without spinning
+        self._spin_backoff = SPIN_BACKOFF_FIRST
 
     def _set_timeout(self, seconds: float | None) -> None:
         # Round to milliseconds so a deadline that barely moved needs no new setsockopt.
@@ -55,20 +57,27 @@ class LineReader:
             self._kernel_timeout = wanted
 
     def _spin(self) -> bytes | None:
-        """Poll without sleeping for a moment before blocking.
+        """Poll without sleeping for a moment before blocking, while that pays.
 
         A fast peer's next line often comes within a few hundred microseconds, and
-        waking from a blocking wait costs tens of them on a virtual machine; the
-        dealer and the baseline bots spin for that reason.  Each empty poll yields
-        the core: the kernel tends to wake a peer on the core of the process that
-        woke it, and a spin that did not yield would keep that peer (or another
-        spinner) waiting for the very line being polled for.
+        waking from a blocking wait costs tens of them on a virtual machine, so the
+        dealer and the baseline bots spin.  Each empty poll yields the core: the
+        kernel tends to wake a peer on the core of the process that woke it.
+
+        Spinning pays only while the peer answers within the spin and a core is free.
+        A spin that found nothing (a slow peer), or that took far longer than it
+        should (a yield handed the core to another program for a whole time slice:
+        the cores are busy), makes the reader block for the next reads instead, for
+        twice as many after each such spin; a spin that finds its line resets that.
+        So on a busy machine the reader almost never spins and takes no core a
+        seat needs.
         """
         if not self._spin_seconds:
             return None
-        start = time.perf_counter()
-        if start < self._spin_paused_until:
+        if self._spin_skips:
+            self._spin_skips -= 1
             return None
+        start = time.perf_counter()
         chunk = None
         while chunk is None and time.perf_counter() - start < self._spin_seconds:
             try:
@@ -77,11 +86,11 @@ class LineReader:
                 os.sched_yield()
             except OSError:
                 break
-        now = time.perf_counter()
-        if now - start > SPIN_CONTENDED:
-            # A yield gave another program a whole time slice: the cores are busy, and
-            # more spinning would only hand it more slices.
-            self._spin_paused_until = now + SPIN_PAUSE
+        if chunk is None or time.perf_counter() - start > 2 * self._spin_seconds:
+            self._spin_skips = self._spin_backoff
+            self._spin_backoff = min(2 * self._spin_backoff, SPIN_BACKOFF_MAX)
+        else:
+            self._spin_backoff = SPIN_BACKOFF_FIRST
         return chunk
 
     def readline(self, timeout: float | None) -> str:

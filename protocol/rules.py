@@ -15,9 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from protocol.errors import IllegalActionError
-from protocol.fasteval import fast_rank_hand
 from protocol.gamedef import MAX_RANKS, MAX_SUITS, GameDef
-from protocol.handrank import rank_hand
 
 #: The reference caps actions per round; a raise needs room for everyone to answer it.
 MAX_ACTIONS_PER_ROUND = 64
@@ -387,6 +385,11 @@ def showdown_rank(state: State, player: int) -> int:
             f"showdown in hand {state.hand_number} needs player {player}'s hole cards and {n_board} board cards"
         )
     hand = cards + state.board[:n_board]
+    # Imported here, not at the top: rules are all a client needs, and it must not pay
+    # for numba (see protocol.cards); after the first showdown this is a dict look-up.
+    from protocol.fasteval import fast_rank_hand
+    from protocol.handrank import rank_hand
+
     g = state.game
     # The tables cover the full deck; small decks (Kuhn, Leduc) keep the general kernel,
     # which returns the same integers, so they never pay for building the tables.

@@ -25,6 +25,21 @@ _LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r
 _INT_RE = re.compile(r"\s*([+-]?\d+)")
 _HEADER_RE = re.compile(r"MATCHSTATE:(\d+):(\d+):")
 _STATE_HEADER_RE = re.compile(r"STATE:(\d+):")
+#: Integers with more digits are refused: every number of the protocol fits in 64 bits
+#: (the reference reads 32), and Python will not convert more than 4,300 digits.
+MAX_INT_DIGITS = 18
+
+
+def _read_int(text: str, what: str) -> int:
+    """``int(text)`` for a wire field, refusing numbers no field can hold.
+
+    Raises:
+        WireFormatError: if ``text`` has more than :data:`MAX_INT_DIGITS` digits.
+    """
+    digits = len(text) - (text[:1] in "+-")
+    if digits > MAX_INT_DIGITS:
+        raise WireFormatError(f"the {what} has {digits} digits; no field holds more than {MAX_INT_DIGITS}")
+    return int(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +85,7 @@ def read_action(text: str, game: GameDef) -> tuple[Action | None, int]:
         match = _INT_RE.match(text, 1)
         if match is None:
             raise WireFormatError(f"no-limit raise {text!r} has no integer size")
-        return Action(kind, int(match.group(1))), match.end()
+        return Action(kind, _read_int(match.group(1), "raise size")), match.end()
     return Action(kind), 1
 
 
@@ -165,11 +180,17 @@ def read_matchstate(text: str, game: GameDef) -> tuple[MatchState, int]:
     header = _HEADER_RE.match(text)
     if header is None:
         raise WireFormatError("expected 'MATCHSTATE:<position>:<hand>:'")
-    position = int(header.group(1))
+    position, hand = _read_header(header, game)
+    state, pos = _read_state_body(text, header.end(), game, hand)
+    return MatchState(position, state), pos
+
+
+def _read_header(header: re.Match[str], game: GameDef) -> tuple[int, int]:
+    """Position and hand number of a matched ``MATCHSTATE:<position>:<hand>:``."""
+    position = _read_int(header.group(1), "position")
     if position >= game.num_players:
         raise WireFormatError(f"position {position} does not exist in a {game.num_players}-player game")
-    state, pos = _read_state_body(text, header.end(), game, int(header.group(2)))
-    return MatchState(position, state), pos
+    return position, _read_int(header.group(2), "hand number")
 
 
 def parse_matchstate(line: str, game: GameDef) -> MatchState:
@@ -200,9 +221,7 @@ class MatchStateReader:
         header = _HEADER_RE.match(line)
         if header is None:
             raise WireFormatError("expected 'MATCHSTATE:<position>:<hand>:'")
-        position, hand = int(header.group(1)), int(header.group(2))
-        if position >= self.game.num_players:
-            raise WireFormatError(f"position {position} does not exist in a {self.game.num_players}-player game")
+        position, hand = _read_header(header, self.game)
         start = header.end()
         end = line.find(":", start)
         betting = line[start:end] if end >= 0 else line[start:]
@@ -364,7 +383,7 @@ def parse_state_line(line: str, game: GameDef) -> LoggedHand:
     header = _STATE_HEADER_RE.match(line)
     if header is None:
         raise WireFormatError("expected 'STATE:<hand>:'")
-    state, pos = _read_state_body(line, header.end(), game, int(header.group(1)))
+    state, pos = _read_state_body(line, header.end(), game, _read_int(header.group(1), "hand number"))
     parts = line[pos:].split(":")
     if len(parts) != 3 or parts[0] != "":
         raise WireFormatError("expected ':<values>:<names>' after the cards")

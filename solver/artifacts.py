@@ -13,6 +13,7 @@ precompute tables use it, and ``solver`` may not import ``precompute``.
 from __future__ import annotations
 
 import hashlib
+import lzma
 import os
 import struct
 from dataclasses import dataclass
@@ -177,3 +178,50 @@ def load_artifact(
     if verify and _content_hash(arrays) != header["content_hash"]:
         raise ArtifactError(f"{path} is corrupt (content hash mismatch){hint}")
     return Artifact(path, header, arrays)
+
+
+def decompressed(path: str | Path, cache_dir: str | Path) -> Path:
+    """An uncompressed copy of the xz-compressed artifact ``path``, made once in ``cache_dir``.
+
+    Shipped artifacts are stored compressed (``.xz``) and unpacked on first use, so
+    later loads memory-map the copy without reading it whole.  The copy is named by
+    the compressed file's SHA-256, written atomically, and reused while it exists.
+
+    Raises:
+        ArtifactError: if ``path`` is missing or not valid xz data.
+    """
+    path, cache_dir = Path(path), Path(cache_dir)
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    except FileNotFoundError:
+        raise ArtifactError(f"{path} does not exist") from None
+    target = cache_dir / f"{path.name.removesuffix('.xz')}-{digest.hexdigest()[:16]}"
+    if target.exists():
+        return target
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        with lzma.open(path, "rb") as src, open(tmp, "wb") as out:
+            for chunk in iter(lambda: src.read(1 << 20), b""):
+                out.write(chunk)
+    except lzma.LZMAError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ArtifactError(f"{path} is not valid xz data ({exc})") from None
+    os.replace(tmp, target)
+    return target
+
+
+def compress(path: str | Path, target: str | Path | None = None) -> Path:
+    """Write an xz copy (preset 9 extreme) of ``path`` to ``target`` (default ``path`` + ``.xz``),
+    atomically; returns ``target``."""
+    path = Path(path)
+    target = Path(target) if target is not None else path.with_name(path.name + ".xz")
+    tmp = target.with_name(target.name + ".tmp")
+    with open(path, "rb") as src, lzma.open(tmp, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
+        for chunk in iter(lambda: src.read(1 << 20), b""):
+            out.write(chunk)
+    os.replace(tmp, target)
+    return target

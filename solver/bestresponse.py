@@ -13,12 +13,12 @@ a strategy over card buckets.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import permutations
 from typing import NamedTuple
 
 import numpy as np
 
 from protocol.rules import Action, State, with_cards
+from solver.deals import all_deals
 from solver.ranges import (
     BEST_RESPONSE,
     EVALUATE,
@@ -118,38 +118,20 @@ class _Deals(NamedTuple):
 def _enumerate_deals(game: TabularGame) -> _Deals:
     space, tree, g = game.space, game.tree, game.game
     last = g.num_rounds - 1
-    hand_sets = [frozenset(h) for h in space.hands.tolist()]
-    combos = [c for c in permutations(range(space.n_hands), g.num_players) if _disjoint(hand_sets, c)]
-    deals = [
-        (c, b)
-        for c in combos
-        for b in range(space.n_boards[last])
-        if all(space.compat[last][b, h] for h in c)
-    ]
-    if len(deals) > MAX_DEALS:
-        raise ValueError(f"the game has {len(deals)} deals, more than the {MAX_DEALS} deal enumeration handles")
-    hands = np.array([c for c, _ in deals], np.int64)
-    boards = np.array([[space.board_at(b, r) for r in range(g.num_rounds)] for _, b in deals], np.int64)
+    hands, boards = all_deals(space, MAX_DEALS)
     showdown = {}
     for node in np.flatnonzero(tree.kind == SHOWDOWN):
         state = tree.states[node]
         showdown[int(node)] = np.array(
             [
-                with_cards(state, tuple(tuple(space.hands[h].tolist()) for h in c), tuple(space.boards[last][b].tolist())).values()
-                for c, b in deals
+                with_cards(
+                    state, tuple(tuple(space.hands[h].tolist()) for h in c), tuple(space.boards[last][b].tolist())
+                ).values()
+                for c, b in zip(hands, boards[:, last])
             ]
         )
     probability = space.hand_probability() * space.deal_probability(-1, last)
     return _Deals(hands, boards, probability, showdown)
-
-
-def _disjoint(hand_sets: list[frozenset], combo: tuple[int, ...]) -> bool:
-    seen: set[int] = set()
-    for h in combo:
-        if seen & hand_sets[h]:
-            return False
-        seen |= hand_sets[h]
-    return True
 
 
 def deal_exploitability(game: TabularGame, strategy: np.ndarray) -> Exploitability:
@@ -222,7 +204,10 @@ def tabulate_policy(game: TabularGame, policy: Policy) -> np.ndarray:
                 holes = tuple(tuple(space.hands[h].tolist()) if q == p else () for q in range(game.game.num_players))
                 probs = np.asarray(policy(with_cards(state, holes, board), actions), dtype=np.float64)
                 if probs.shape != (len(actions),):
-                    raise ValueError(f"the policy returned {probs.shape[0] if probs.ndim else 1} probabilities for {len(actions)} actions at node {node}")
+                    raise ValueError(
+                        f"the policy returned {probs.shape[0] if probs.ndim else 1} probabilities "
+                        f"for {len(actions)} actions at node {node}"
+                    )
                 start = lay.offset[node] + (b * space.n_hands + h) * len(actions)
                 out[start : start + len(actions)] = probs
     return out
@@ -243,7 +228,9 @@ def expand_buckets(
     tree, space, lay = game.tree, game.space, game.layout
     for r, table in enumerate(buckets):
         if table.shape != (space.n_boards[r], space.n_hands):
-            raise ValueError(f"bucket table of round {r + 1} has shape {table.shape}, expected {(space.n_boards[r], space.n_hands)}")
+            raise ValueError(
+                f"bucket table of round {r + 1} has shape {table.shape}, expected {(space.n_boards[r], space.n_hands)}"
+            )
         if table.min() < 0 or table.max() >= bucket_layout.rows[r]:
             raise ValueError(f"bucket table of round {r + 1} has buckets outside 0..{bucket_layout.rows[r] - 1}")
     out = np.empty(lay.size)

@@ -12,18 +12,24 @@ import numpy as np
 
 from protocol.cards import deck
 from protocol.errors import ProtocolError
-from protocol.gamedef import load_game
+from protocol.gamedef import GameDef, load_game
 from solver.abstraction import AbstractionError, ActionAbstraction, parse_abstraction
 from solver.artifacts import ArtifactError
 from solver.bestresponse import Exploitability, exploitability
+from solver.cce import ALGORITHMS as CCE_ALGORITHMS
+from solver.cce import VARIANTS as CCE_VARIANTS
+from solver.cce import CCESolver
+from solver.cce_game import full_game
 from solver.cfr import PRESETS, CFRSolver
 from solver.deals import CardSpaceError
+from solver.experiments.commands import CommandError, add_parsers
+from solver.gadgets import GadgetError
 from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
 from solver.ranges import TabularGame, tabular_game
 from solver.strategies import load_strategy, save_strategy
 from solver.tree import Layout, TreeError
 
-ALGORITHMS = (*PRESETS, "mccfr")
+ALGORITHMS = (*PRESETS, "mccfr", *CCE_ALGORITHMS)
 DEFAULT_ABSTRACTION = "0.5,1;allin"
 
 EPILOG = """examples:
@@ -32,6 +38,8 @@ EPILOG = """examples:
   solver solve --game leduc.nolimit.2p --abstraction '0.5,1/1;allin' --algo cfr+ --iterations 500
   solver solve --game leduc.limit.2p --algo mccfr --iterations 2000000 --checkpoint run.ckpt
   solver eval artifacts/solver/leduc.limit.2p-dcfr-2000.strategy --game leduc.limit.2p
+  solver solve --game kuhn.limit.3p.r6 --algo cfr-jr --iterations 2000
+  solver solve --game leduc.limit.3p.r4 --algo cfr-s --iterations 5000 --seed 3
 """
 
 
@@ -52,7 +60,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
-    solve.add_argument("--algo", choices=ALGORITHMS, default="dcfr", help="cfr, cfr+, linear, dcfr (full width, 2 players) or mccfr")
+    solve.add_argument(
+        "--algo", choices=ALGORITHMS, default="dcfr",
+        help="cfr, cfr+, linear, dcfr (full width, 2 players), mccfr, or cfr-jr / cfr-s (coarse correlated equilibria)",
+    )
     solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
     solve.add_argument(
         "--abstraction", default=None,
@@ -60,12 +71,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--evaluations", type=int, default=10, help="points on the exploitability curve (default 10)")
     solve.add_argument("--seed", type=int, default=0, help="random seed of mccfr (default 0)")
-    solve.add_argument("--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning")
-    solve.add_argument("--checkpoint", type=Path, default=None, help="mccfr: save progress here at every evaluation and resume from it if present")
-    solve.add_argument("--out", type=Path, default=None, help="strategy file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy)")
-    evaluate = sub.add_parser("eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    solve.add_argument(
+        "--schedule", choices=("plain", "pluribus"), default="plain", help="mccfr: plain, or Pluribus's discounting and pruning"
+    )
+    solve.add_argument(
+        "--checkpoint", type=Path, default=None,
+        help="mccfr: save progress here at every evaluation and resume from it if present",
+    )
+    solve.add_argument(
+        "--variant", choices=CCE_VARIANTS, default=None,
+        help="cfr-jr/cfr-s: regret matching+ with linear averaging, or the paper's vanilla CFR (default plus)",
+    )
+    solve.add_argument(
+        "--out", type=Path, default=None,
+        help="output file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy, or .cce for cfr-jr/cfr-s)",
+    )
+    evaluate = sub.add_parser(
+        "eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
+    add_parsers(sub)
     return parser
 
 
@@ -76,7 +102,10 @@ def _checkpoints(total: int, count: int) -> list[int]:
 
 
 def _row(iterations: int, seconds: float, result: Exploitability) -> str:
-    return f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} {result.exploitability_mbb:>12.2f}"
+    return (
+        f"{iterations:>12,d} {seconds:>9.2f} {result.nash_conv:>14.6g} {result.exploitability:>14.6g} "
+        f"{result.exploitability_mbb:>12.2f}"
+    )
 
 
 HEADER = (
@@ -94,12 +123,33 @@ def _abstraction(args: argparse.Namespace, nolimit: bool) -> ActionAbstraction |
     return parse_abstraction(args.abstraction or DEFAULT_ABSTRACTION)
 
 
+def _check_writable(path: Path | None, option: str) -> None:
+    """Refuse, before solving, a file to be written under a path where a file stands in for a folder."""
+    if path is None:
+        return
+    folder = next((f for f in (path.parent, *path.parent.parents) if f.exists()), None)
+    if folder is not None and not folder.is_dir():
+        raise UsageError(f"{option} {path} cannot be written: {folder} is a file, not a folder")
+
+
 def _solve(args: argparse.Namespace) -> int:
     if args.iterations < 1:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
+    if args.evaluations < 1:
+        raise UsageError(f"--evaluations must be at least 1, not {args.evaluations}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, not {args.seed}")
+    _check_writable(args.checkpoint, "--checkpoint")
+    _check_writable(args.out, "--out")
     game = load_game(args.game)
+    if args.algo in CCE_ALGORITHMS:
+        return _solve_cce(args, game)
+    if args.variant:
+        raise UsageError("--variant applies to --algo cfr-jr and cfr-s only")
     if args.algo != "mccfr" and game.num_players != 2:
-        raise UsageError(f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)")
+        raise UsageError(
+            f"--algo {args.algo} solves two-player games; {args.game} has {game.num_players} players (use --algo mccfr)"
+        )
     if args.checkpoint and args.algo != "mccfr":
         raise UsageError("--checkpoint applies to --algo mccfr only")
     tg = tabular_game(game, _abstraction(args, game.is_nolimit))
@@ -139,12 +189,56 @@ def _run_mccfr(args: argparse.Namespace, tg: TabularGame, started: float) -> tup
     return solver.strategy(), solver.layout, solver.iterations
 
 
+CCE_HEADER = (
+    "chips: epsilon = largest gain of one player deviating from the joint distribution; alpha = epsilon / payoff range\n"
+    f"{'iterations':>12} {'seconds':>9} {'epsilon':>14} {'alpha':>12} {'plain-CFR alpha':>16}"
+)
+
+
+def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
+    """CFR-Jr / CFR-S: print the CCE gap curve, save the joint distribution."""
+    if args.checkpoint:
+        raise UsageError("--checkpoint applies to --algo mccfr only")
+    args.variant = args.variant or "plus"
+    fg = full_game(game, _abstraction(args, game.is_nolimit))
+    solver = CCESolver(fg, args.algo, args.variant, seed=args.seed)
+    print(
+        f"{args.game}: {fg.tree.n_nodes:,} betting nodes, {len(fg.hands):,} deals, |Z| = {fg.n_terminals:,} terminals, "
+        f"infosets per player {[f.n_infosets for f in fg.forms]}, payoff range {fg.payoff_range:g} chips, "
+        f"algorithm {args.algo} ({args.variant})"
+    )
+    print(CCE_HEADER)
+    started = time.perf_counter()
+    for point in _checkpoints(args.iterations, args.evaluations):
+        solver.run(point - solver.iterations)
+        seconds = time.perf_counter() - started
+        result = solver.gap()
+        plain = solver.cfr_product_gap().alpha
+        print(f"{point:>12,d} {seconds:>9.2f} {result.epsilon:>14.6g} {result.alpha:>12.6g} {plain:>16.6g}", flush=True)
+    for p, (value, gain) in enumerate(zip(result.values, result.gains)):
+        print(f"player {p + 1}: value {value:+.6f} chips, best deviation gains {gain:.6f} chips")
+    sizes = solver.joint.sizes()
+    print(
+        f"joint distribution: {sizes['terms']:,} terms, distinct plans per player {sizes['plans']}, "
+        f"{sizes['bytes']:,} bytes; at most {solver.max_plans} plans per player in one iteration (bound |Z| = {fg.n_terminals:,})"
+    )
+    print(f"CCE gap: epsilon = {result.epsilon:.6g} chips, alpha = {result.alpha:.6g}")
+    name = Path(args.game).name.removesuffix(".game")
+    out = args.out or Path("artifacts") / "solver" / f"{name}-{args.algo}-{args.iterations}.cce"
+    solver.save(out, result)
+    print(f"saved the joint distribution to {out}")
+    return 0
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     saved = load_strategy(args.strategy, game)
     tg = tabular_game(game, saved.tree.abstraction)
     if saved.params.get("card_abstraction") != "identity":
-        raise UsageError(f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; only tabular strategies can be evaluated here")
+        raise UsageError(
+            f"{args.strategy} uses card abstraction {saved.params.get('card_abstraction')!r}; "
+            "only tabular strategies can be evaluated here"
+        )
     result = exploitability(tg, saved.strategy)
     print(HEADER)
     print(_row(int(saved.params.get("iterations", 0)), 0.0, result))
@@ -157,9 +251,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``solver`` console script; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
+        if hasattr(args, "handler"):
+            return args.handler(args)
         return _solve(args) if args.command == "solve" else _evaluate(args)
-    except (UsageError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError, ValueError) as exc:
+    except (
+        UsageError, CommandError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError,
+        GadgetError, ValueError,
+    ) as exc:
         print(f"solver: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. --out or --checkpoint under a file, or a full disk
+        print(f"solver: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("solver: interrupted", file=sys.stderr)

@@ -10,13 +10,17 @@ board ``b`` of round ``r`` to round ``s > r`` are therefore the contiguous range
 
 Hand/board conflicts are not removed from the numbering; kernels mask them with
 :attr:`CardSpace.compat`.  Round ``-1`` means "before any board card".
+
+A space may be rooted at a known board (subgame solving): its deck is then the cards
+not on that board, so hands and later boards are numbered among those, and every
+round whose cards are known has the single known board.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
-from math import comb, prod
+from itertools import combinations, permutations
+from math import comb, factorial, perm, prod
 
 import numpy as np
 from numba import njit
@@ -42,7 +46,8 @@ class CardSpace:
     """Hands and boards of one game.
 
     Attributes:
-        deck: the cards in the reference order, shape (N,).
+        deck: the cards in the reference order, shape (N,), less the known board.
+        known_board: the board cards fixed before the space starts (subgames), shape (K,).
         hands: (n_hands, k) cards of each hand, ascending deck position.
         n_boards: boards per round, length num_rounds.
         boards: per round, (n_boards[r], cards through r) board cards.
@@ -53,6 +58,7 @@ class CardSpace:
 
     game: GameDef
     deck: np.ndarray
+    known_board: np.ndarray
     hands: np.ndarray
     n_boards: tuple[int, ...]
     boards: tuple[np.ndarray, ...]
@@ -78,8 +84,10 @@ class CardSpace:
         dealt = g.num_players * g.num_hole_cards
         p = 1.0
         for r in range(from_round + 1, to_round + 1):
-            on_board = g.board_cards_through(r - 1) if r > 0 else 0
-            p /= comb(len(self.deck) - dealt - on_board, g.num_board_cards[r])
+            # Cards not yet seen when round r is dealt; known rounds have one board.
+            unseen = len(self.deck) + len(self.known_board) - dealt - (g.board_cards_through(r - 1) if r > 0 else 0)
+            if self.n_boards[r] > (self.n_boards[r - 1] if r > 0 else 1):
+                p /= comb(unseen, g.num_board_cards[r])
         return p
 
     def hand_probability(self) -> float:
@@ -92,24 +100,59 @@ class CardSpace:
         pos = sorted(int(np.flatnonzero(self.deck == c)[0]) for c in cards)
         return sum(int(_BINOM[p, i + 1]) for i, p in enumerate(pos))
 
+    def board_index(self, board: tuple[int, ...] | list[int]) -> tuple[int, int]:
+        """(round, index) of a board given as its cards in dealing order (known board first).
+
+        Raises:
+            CardSpaceError: if the cards do not extend the known board by whole rounds.
+        """
+        g, cards = self.game, [int(c) for c in board]
+        known = self.known_board.tolist()
+        rounds = [r for r in range(g.num_rounds) if g.board_cards_through(r) == len(cards)]
+        if cards[: len(known)] != known or not rounds or len(set(cards)) != len(cards) or not set(cards) <= set(
+            self.deck.tolist()
+        ) | set(known):
+            raise CardSpaceError(f"board {cards} does not extend the known board {known} by whole rounds of this game")
+        index = 0
+        for r in range(rounds[-1] + 1):
+            lo, hi = g.board_cards_through(r - 1) if r > 0 else 0, g.board_cards_through(r)
+            if hi <= len(known):
+                continue
+            rest = [c for c in self.deck.tolist() if c not in cards[:lo]]
+            pos = sorted(rest.index(c) for c in cards[lo:hi])
+            index = index * self.extensions(r - 1, r) + sum(comb(p, i + 1) for i, p in enumerate(pos))
+        return rounds[-1], index
+
     def board_at(self, final_board: int, round_: int) -> int:
         """Index at ``round_`` of the board that final board ``final_board`` starts with."""
         return final_board // self.extensions(round_, self.game.num_rounds - 1)
 
 
-def card_space(game: GameDef) -> CardSpace:
-    """Enumerate the hands and boards of ``game``.
+def card_space(game: GameDef, board: tuple[int, ...] = ()) -> CardSpace:
+    """Enumerate the hands and boards of ``game``, after the known ``board`` if any.
+
+    Args:
+        board: board cards already dealt, in dealing order, whole rounds only.
 
     Raises:
-        CardSpaceError: if hands have more than two cards or there are too many rows.
+        CardSpaceError: if hands have more than two cards, there are too many rows,
+            or ``board`` is not whole rounds of distinct cards of the game's deck.
     """
     k = game.num_hole_cards
     if k > MAX_RANGE_HOLE_CARDS:
         raise CardSpaceError(f"hands of {k} hole cards are not supported (at most {MAX_RANGE_HOLE_CARDS})")
-    cards = np.array(deck(game), dtype=np.int64)
+    full = np.array(deck(game), dtype=np.int64)
+    known = np.array(board, dtype=np.int64)
+    whole_rounds = {0} | {game.board_cards_through(r) for r in range(game.num_rounds)}
+    if len(known) not in whole_rounds or len(set(board)) != len(known) or not np.isin(known, full).all():
+        raise CardSpaceError(f"known board {list(board)} is not whole rounds of distinct cards of this game's deck")
+    cards = full[~np.isin(full, known)]
     hands = _colex_combinations(cards, k)
     boards = [np.zeros((1, 0), np.int64)]  # the empty board before round 0
     for r in range(game.num_rounds):
+        if game.board_cards_through(r) <= len(known):
+            boards.append(known[None, : game.board_cards_through(r)])
+            continue
         rows = []
         for board in boards[-1]:
             rest = cards[~np.isin(cards, board)]
@@ -126,6 +169,7 @@ def card_space(game: GameDef) -> CardSpace:
     return CardSpace(
         game=game,
         deck=cards,
+        known_board=known,
         hands=hands,
         n_boards=tuple(len(b) for b in boards),
         boards=tuple(boards),
@@ -133,6 +177,40 @@ def card_space(game: GameDef) -> CardSpace:
         final_rank=final_rank,
         final_order=final_order,
     )
+
+
+def all_deals(space: CardSpace, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every deal of a small game, equally likely: each player's hand and the board.
+
+    Returns hands (deals, players) and boards (deals, rounds), the board index at
+    each round; deals are hand tuples (in player order) with pairwise disjoint cards
+    times the final boards avoiding them.
+
+    Raises:
+        CardSpaceError: if there are more than ``limit`` deals.
+    """
+    g = space.game
+    last = g.num_rounds - 1
+    n, k, players = len(space.deck), g.num_hole_cards, g.num_players
+    count = perm(n, players * k) // factorial(k) ** players * comb(n - players * k, g.total_board_cards)
+    count *= factorial(g.total_board_cards) // prod(factorial(b) for b in g.num_board_cards)  # boards are per-round sets
+    if count > limit:
+        raise CardSpaceError(f"the game has {count:,} deals, more than the {limit:,} deal enumeration handles")
+    hand_sets = [frozenset(h) for h in space.hands.tolist()]
+    combos = [c for c in permutations(range(space.n_hands), g.num_players) if _disjoint(hand_sets, c)]
+    deals = [(c, b) for c in combos for b in range(space.n_boards[last]) if all(space.compat[last][b, h] for h in c)]
+    hands = np.array([c for c, _ in deals], np.int64).reshape(len(deals), g.num_players)
+    boards = np.array([[space.board_at(b, r) for r in range(g.num_rounds)] for _, b in deals], np.int64)
+    return hands, boards.reshape(len(deals), g.num_rounds)
+
+
+def _disjoint(hand_sets: list[frozenset], combo: tuple[int, ...]) -> bool:
+    seen: set[int] = set()
+    for h in combo:
+        if seen & hand_sets[h]:
+            return False
+        seen |= hand_sets[h]
+    return True
 
 
 def _colex_combinations(cards: np.ndarray, k: int) -> np.ndarray:

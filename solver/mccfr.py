@@ -185,7 +185,8 @@ def _next_action(frame: np.ndarray, after: int, n_a: int, m: int) -> int:
 @njit(cache=True)
 def _traverse(
     trav: int, buckets: np.ndarray, ranks: np.ndarray, prune: bool, tree: _Tree, regret: np.ndarray,
-    avg: np.ndarray, rng: np.ndarray, frames: np.ndarray, at: np.ndarray, sums: np.ndarray, knobs: _Knobs,
+    others: np.ndarray, avg: np.ndarray, rng: np.ndarray, frames: np.ndarray, at: np.ndarray, sums: np.ndarray,
+    knobs: _Knobs,
 ) -> float:
     """One external-sampling traversal for ``trav``; returns its sampled value.
 
@@ -194,7 +195,9 @@ def _traverse(
     values and explored flags, ``at[d]`` its (node, action being explored) and
     ``sums[d]`` its value so far.  Others' nodes and chance are sampled in place.
     Mutates ``regret`` (traverser's nodes), ``avg`` (others' nodes), ``rng`` and the
-    work arrays ``frames``, ``at``, ``sums``.
+    work arrays ``frames``, ``at``, ``sums``.  The other players act by regret
+    matching on ``others`` (read only): ``regret`` itself, or a snapshot of it when
+    two traversers run at once (:mod:`solver.mccfr_parallel`).
     ``buckets`` is (players, rounds), ``ranks`` (players,).
     """
     m = knobs.max_actions
@@ -209,14 +212,14 @@ def _traverse(
             if kind == CHANCE:
                 node = tree.children[first]
                 continue
-            if kind == FOLD_END or kind == SHOWDOWN:
+            if kind in (FOLD_END, SHOWDOWN):
                 value = tree.fold_value[node, trav] if kind == FOLD_END else _showdown(node, trav, ranks, tree)
                 descending = False
                 continue
             p, r, n_a = tree.player[node], tree.round[node], tree.child_count[node]
             base = tree.offset[node] + buckets[p, r] * n_a
             frame = frames[depth]
-            _regret_matching(regret, base, n_a, frame)
+            _regret_matching(regret if p == trav else others, base, n_a, frame)
             if p != trav:
                 if r < knobs.average_rounds:
                     for a in range(n_a):
@@ -283,14 +286,14 @@ def _run_batch(
         t = first + i
         for trav in range(n_players):
             prune = t > knobs.prune_after and knobs.prune_probability > 0 and random_unit(rng) < knobs.prune_probability
-            _traverse(trav, buckets[i, trav], ranks[i, trav], prune, tree, regret, avg, rng, frames, at, sums, knobs)
+            _traverse(trav, buckets[i, trav], ranks[i, trav], prune, tree, regret, regret, avg, rng, frames, at, sums, knobs)
         if knobs.discount_every > 0 and t <= knobs.discount_until and t % knobs.discount_every == 0:
             k = t // knobs.discount_every
             regret *= np.float32(k / (k + 1.0))
             avg *= k / (k + 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deal_ranks(cards: np.ndarray, n_players: int, k: int) -> np.ndarray:
     """(deals, players) showdown rank of each player's hole cards plus the full board."""
     count, width = cards.shape
@@ -349,8 +352,14 @@ class MCCFRSolver:
 
     def _deals(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         g = self.tree.game
+        positions = sample_deals(self.rng[0:1], len(self.deck), g.num_players * g.num_hole_cards + g.total_board_cards, count)
+        return self._deal_features(positions)
+
+    def _deal_features(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Buckets (deals, players, rounds) and showdown ranks (deals, players) of sampled
+        deck positions (deals, cards)."""
+        g = self.tree.game
         k, players = g.num_hole_cards, g.num_players
-        positions = sample_deals(self.rng[0:1], len(self.deck), players * k + g.total_board_cards, count)
         hands, boards = deal_indices(positions, players, k, self._board_sizes, self._extensions)
         deals = SampledDeals(self.deck[positions], hands, boards)
         buckets = np.ascontiguousarray(self.abstraction.buckets(deals), dtype=np.int64)

@@ -9,6 +9,13 @@ the hands sorted by strength with per-card prefix sums (card removal).
 
 Values include the probability of the deal, so the values at the root summed over
 hands are the traverser's expected winnings in chips.
+
+Two cores: a traversal can be split at the *frontier*, the chance nodes with no chance
+node above them.  :func:`split_values` walks the tree above the frontier recording
+the reach arriving at each frontier node (``stage=RECORD``, no updates), walks every
+(frontier node, dealt board) below it in parallel (each touches only its own board's
+rows), then walks the top again reading those values (``stage=READ``) and updating as
+one whole walk would.  Results equal the single walk's up to summation order.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from protocol.gamedef import GameDef
 from solver.abstraction import ActionAbstraction
@@ -35,6 +42,8 @@ from solver.tree import (
 )
 
 UPDATE, EVALUATE, BEST_RESPONSE = 0, 1, 2
+#: Stages of a split traversal (see the module docstring); WHOLE is an ordinary walk.
+WHOLE, RECORD, READ = 0, 1, 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,9 +70,12 @@ class TabularGame:
 
 def tabular_game(game: GameDef, abstraction: ActionAbstraction | None = None) -> TabularGame:
     """Build the tree, enumerate the cards and lay out one row per (board, hand)."""
-    tree = build_tree(game, abstraction)
-    space = card_space(game)
-    return TabularGame(tree, space, layout(tree, tuple(space.rows(r) for r in range(game.num_rounds))))
+    return tabular_layout(build_tree(game, abstraction), card_space(game))
+
+
+def tabular_layout(tree: BettingTree, space: CardSpace) -> TabularGame:
+    """One row per (board, hand) of ``space`` at every decision of ``tree``."""
+    return TabularGame(tree, space, layout(tree, tuple(space.rows(r) for r in range(tree.game.num_rounds))))
 
 
 class TreeArrays(NamedTuple):
@@ -71,7 +83,9 @@ class TreeArrays(NamedTuple):
 
     ``offset`` is the tabular layout; ``deal_factor`` the probability of one board
     extension at chance nodes; ``showdown_value[node, outcome, player]`` the chips won
-    when player 0 wins (outcome 0), ties (1) or loses (2).
+    when player 0 wins (outcome 0), ties (1) or loses (2); ``frontier[node]`` the
+    index of a frontier chance node (no chance node above it) in ``frontier_nodes``,
+    else -1.
     """
 
     kind: np.ndarray
@@ -85,6 +99,8 @@ class TreeArrays(NamedTuple):
     fold_value: np.ndarray
     showdown_value: np.ndarray
     deal_factor: np.ndarray
+    frontier: np.ndarray
+    frontier_nodes: np.ndarray
 
 
 class CardArrays(NamedTuple):
@@ -104,8 +120,11 @@ class CardArrays(NamedTuple):
     hand_scale: float
 
 
-def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
+def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[TreeArrays, CardArrays]:
     """Pack a two-player :class:`TabularGame` for :func:`walk`.
+
+    ``hand_scale`` (default: the probability of one hand assignment) multiplies every
+    payoff; subgames pass 1 and put the hands' probabilities into the root reach.
 
     Raises:
         ValueError: if the game does not have exactly two players.
@@ -116,6 +135,9 @@ def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
     deal_factor = np.ones(tree.n_nodes)
     for node in np.flatnonzero(tree.kind == CHANCE):
         deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
+    frontier_nodes = _frontier_nodes(tree)
+    frontier = np.full(tree.n_nodes, -1, np.int64)
+    frontier[frontier_nodes] = np.arange(len(frontier_nodes))
     arrays = TreeArrays(
         kind=tree.kind,
         player=tree.player,
@@ -128,6 +150,8 @@ def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
         fold_value=tree.fold_value,
         showdown_value=showdown_table(tree),
         deal_factor=deal_factor,
+        frontier=frontier,
+        frontier_nodes=frontier_nodes,
     )
     compat = np.concatenate([c.ravel() for c in space.compat])
     starts = np.concatenate([[0], np.cumsum([c.size for c in space.compat])[:-1]]).astype(np.int64)
@@ -138,9 +162,22 @@ def kernel_arrays(tg: TabularGame) -> tuple[TreeArrays, CardArrays]:
         compat_start=starts,
         final_rank=space.final_rank,
         final_order=space.final_order,
-        hand_scale=space.hand_probability(),
+        hand_scale=space.hand_probability() if hand_scale is None else hand_scale,
     )
     return arrays, cards
+
+
+def _frontier_nodes(tree: BettingTree) -> np.ndarray:
+    """Chance nodes with no chance node on the path from the root, in node order."""
+    found, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        if tree.kind[node] == CHANCE:
+            found.append(node)
+            continue
+        start = tree.child_start[node]
+        stack.extend(int(c) for c in tree.children[start : start + tree.child_count[node]])
+    return np.array(sorted(found), np.int64)
 
 
 @njit(cache=True)
@@ -253,7 +290,7 @@ def _board_mask(cards: CardArrays, round_: int, board: int, n_h: int) -> np.ndar
 def walk(
     node: int, board: int, trav: int, reach_t: np.ndarray, reach_o: np.ndarray, mode: int,
     tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray,
-    d_pos: float, d_neg: float, d_avg: float,
+    d_pos: float, d_neg: float, d_avg: float, stage: int, buf_reach: np.ndarray, buf_value: np.ndarray,
 ) -> np.ndarray:
     """Counterfactual values (n_hands,) of ``trav`` below ``node`` on ``board``.
 
@@ -262,6 +299,11 @@ def walk(
     ``d_avg``); EVALUATE plays ``strategy`` for both; BEST_RESPONSE plays ``strategy``
     for the opponent and the best action per hand for the traverser.  ``regret``,
     ``avg`` and ``strategy`` are float64 arrays in the tabular layout ``tree.offset``.
+
+    ``stage`` RECORD stores both reaches arriving at frontier node ``f`` in
+    ``buf_reach[f]`` (float64 (F, 2, n_hands): traverser, opponent), returns zeros
+    there and updates nothing; READ returns ``buf_value[f]`` (float64 (F, n_hands))
+    at frontier nodes; WHOLE ignores both buffers.
     """
     kind = tree.kind[node]
     n_h = reach_t.shape[0]
@@ -279,6 +321,13 @@ def walk(
             cards.final_rank[board], cards.final_order[board], mask,
         )
     child0 = tree.children[tree.child_start[node]]
+    if kind == CHANCE and stage != WHOLE:
+        f = tree.frontier[node]
+        if stage == RECORD:
+            buf_reach[f, 0] = reach_t
+            buf_reach[f, 1] = reach_o
+            return np.zeros(n_h)
+        return buf_value[f].copy()
     if kind == CHANCE:
         extensions = cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
         values = np.zeros(n_h)
@@ -293,7 +342,10 @@ def walk(
             for h in range(n_h):
                 child_t[h] = reach_t[h] * cards.compat[start + h]
                 child_o[h] = reach_o[h] * cards.compat[start + h] * p_deal
-            values += walk(child0, b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+            values += walk(
+                child0, b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy,
+                d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
+            )
         return values
 
     n_a = tree.child_count[node]
@@ -312,7 +364,10 @@ def walk(
         for a in range(n_a):
             for h in range(n_h):
                 child_o[h] = reach_o[h] * sigma[h, a]
-            values += walk(tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+            values += walk(
+                tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy,
+                d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
+            )
         return values
 
     child_values = np.empty((n_a, n_h))
@@ -323,7 +378,10 @@ def walk(
         else:
             for h in range(n_h):
                 child_t[h] = reach_t[h] * sigma[h, a]
-        child_values[a] = walk(tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+        child_values[a] = walk(
+            tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy,
+            d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
+        )
     if mode == BEST_RESPONSE:
         for h in range(n_h):
             values[h] = child_values[0, h]
@@ -333,7 +391,7 @@ def walk(
     for a in range(n_a):
         for h in range(n_h):
             values[h] += sigma[h, a] * child_values[a, h]
-    if mode == UPDATE:
+    if mode == UPDATE and stage != RECORD:
         for h in range(n_h):
             row = base + h * n_a
             for a in range(n_a):
@@ -353,7 +411,78 @@ def root_values(
     # Typed zeros: a literal 0 would compile a second specialization of the recursive
     # walk, and cached recursive specializations crash on load (numba issue 6061).
     root = np.int64(0)
-    return walk(root, root, trav, np.ones(n_h), np.ones(n_h), mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg)
+    return walk(
+        root, root, trav, np.ones(n_h), np.ones(n_h), mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+        np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+    )
+
+
+@njit(cache=True, parallel=True)
+def _frontier_values(
+    trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray,
+    strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray, buf_value: np.ndarray,
+) -> None:
+    """Fill ``buf_value[f]`` (F, n_hands) with the values below frontier node ``f``, given
+    the reaches in ``buf_reach`` (F, 2, n_hands); the (node, board) pairs run in parallel."""
+    n_front = tree.frontier_nodes.shape[0]
+    n_h = buf_reach.shape[2]
+    first = np.zeros(n_front + 1, np.int64)
+    for f in range(n_front):
+        node = tree.frontier_nodes[f]
+        first[f + 1] = first[f] + cards.boards_before[tree.round[node] + 1] // cards.boards_before[tree.deal_from[node] + 1]
+    out = np.zeros((first[n_front], n_h))
+    no_reach = np.zeros((0, 2, n_h))
+    no_value = np.zeros((0, n_h))
+    for i in prange(first[n_front]):
+        f = np.searchsorted(first, i, side="right") - 1
+        node = tree.frontier_nodes[f]
+        r = tree.round[node]
+        b = i - first[f]  # the frontier's own board is board 0: nothing was dealt above it
+        start = cards.compat_start[r] + b * n_h
+        child_t = np.empty(n_h)
+        child_o = np.empty(n_h)
+        for h in range(n_h):
+            child_t[h] = buf_reach[f, 0, h] * cards.compat[start + h]
+            child_o[h] = buf_reach[f, 1, h] * cards.compat[start + h] * tree.deal_factor[node]
+        out[i] = walk(
+            tree.children[tree.child_start[node]], b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy,
+            d_pos, d_neg, d_avg, np.int64(WHOLE), no_reach, no_value,
+        )
+    for f in range(n_front):
+        buf_value[f] = 0.0
+        for i in range(first[f], first[f + 1]):
+            buf_value[f] += out[i]
+
+
+def split_values(
+    trav: int, mode: int, tree: TreeArrays, cards: CardArrays, reach_t: np.ndarray, reach_o: np.ndarray,
+    regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
+    *, parallel: bool,
+) -> np.ndarray:
+    """:func:`walk` from the root with the given root reaches (float64 (n_hands,) each).
+
+    With ``parallel`` and a frontier, the walk is split there and the parts below run on
+    numba's threads (``numba.set_num_threads``); otherwise one ordinary walk.
+    Mutates ``regret`` and ``avg`` as ``walk`` does.
+    """
+    n_h, n_front = reach_t.shape[0], tree.frontier_nodes.shape[0]
+    root = np.int64(0)
+    if not parallel or n_front == 0:
+        return walk(
+            root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+            np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+        )
+    buf_reach = np.zeros((n_front, 2, n_h))
+    buf_value = np.zeros((n_front, n_h))
+    walk(
+        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+        np.int64(RECORD), buf_reach, buf_value,
+    )
+    _frontier_values(trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value)
+    return walk(
+        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+        np.int64(READ), buf_reach, buf_value,
+    )
 
 
 @njit(cache=True)

@@ -56,5 +56,7 @@ def load_strategy(path: str | Path, game: GameDef) -> SavedStrategy:
     tree = build_tree(game, parse_abstraction(spec) if spec else None)
     lay = layout(tree, tuple(int(r) for r in art.arrays["rows"]))
     if tree.n_nodes != art.params.get("nodes") or not np.array_equal(lay.offset, art.arrays["offset"]):
-        raise ArtifactError(f"{path} was made on a different betting tree than {spec or 'the limit tree'} builds now; rebuild it with: {rebuild}")
+        raise ArtifactError(
+            f"{path} was made on a different betting tree than {spec or 'the limit tree'} builds now; rebuild it with: {rebuild}"
+        )
     return SavedStrategy(tree, lay, np.array(art.arrays["strategy"]), dict(art.params))

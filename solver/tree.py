@@ -93,14 +93,29 @@ class BettingTree:
         ]
 
 
-def build_tree(game: GameDef, abstraction: ActionAbstraction | None = None) -> BettingTree:
+def build_tree(
+    game: GameDef,
+    abstraction: ActionAbstraction | None = None,
+    *,
+    root: State | None = None,
+    size_scale: float = 1.0,
+) -> BettingTree:
     """Build the betting tree of ``game``; no-limit games need an ``abstraction``.
 
+    Args:
+        root: the state the tree starts from (default: the start of a hand).  A
+            subgame tree rooted at a later state takes the board of the root's round
+            as known, so its first chance node deals the next round.
+        size_scale: multiplies every abstraction raise size (bet-size randomization).
+
     Raises:
-        TreeError: if a no-limit game has no abstraction or the tree is too big.
+        TreeError: if a no-limit game has no abstraction, the root is finished or of
+            another game, or the tree is too big.
     """
     if game.is_nolimit and abstraction is None:
         raise TreeError("no-limit games need an action abstraction (e.g. parse_abstraction('1;allin'))")
+    if root is not None and (root.game != game or root.finished):
+        raise TreeError("a subgame root must be an unfinished state of the same game")
     nodes: list[dict] = []
     edges: list[list[tuple[int, Action | None]]] = []
 
@@ -120,24 +135,26 @@ def build_tree(game: GameDef, abstraction: ActionAbstraction | None = None) -> B
         if state.finished:
             return add(SHOWDOWN if state.is_showdown else FOLD_END, state)
         node = add(DECISION, state)
-        for action in _actions(state, abstraction):
+        for action in _actions(state, abstraction, size_scale):
             edges[node].append((grow(state.apply(action), state.round), action))
         return node
 
-    start = initial_state(game)
-    first_deal = -1 if game.num_board_cards[0] else 0  # a board dealt before round 1 needs a chance root
-    grow(start, first_deal)
+    if root is None:
+        first_deal = -1 if game.num_board_cards[0] else 0  # a board dealt before round 1 needs a chance root
+        grow(initial_state(game), first_deal)
+    else:
+        grow(root, root.round)
     return _flatten(game, abstraction, nodes, edges)
 
 
-def _actions(state: State, abstraction: ActionAbstraction | None) -> list[Action]:
+def _actions(state: State, abstraction: ActionAbstraction | None, size_scale: float) -> list[Action]:
     kinds = state.legal_action_types()
     actions = [FOLD] if ActionType.FOLD in kinds else []
     actions.append(CALL)
     if ActionType.RAISE in kinds:
         if state.game.is_nolimit:
             assert abstraction is not None
-            actions.extend(raise_to(size) for size in abstraction.raise_sizes(state))
+            actions.extend(raise_to(size) for size in abstraction.raise_sizes(state, size_scale))
         else:
             actions.append(LIMIT_RAISE)
     return actions

@@ -44,15 +44,15 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 
 from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
-from protocol.decisions import Decision, read_decision_log
+from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.matchlog import MatchLog
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck
+from protocol.decisions import Decision
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef
 from protocol.rules import (
@@ -69,63 +69,7 @@ from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 KINDS = ("deal", "board", "action", "imaginary")
 DEAL, BOARD, ACTION, IMAGINARY = range(4)
 _PROBABILITY_TOLERANCE = 1e-6
-
-
-# --- decision logs ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionIndex:
-    """Decisions by ``(match, hand, position)``, in the order they were made, and who made them.
-
-    ``policies``: by ``(match, seat)``, the baseline policy (a :data:`dealer.bots.POLICIES`
-    name) a seat declared it plays in that match.
-    """
-
-    by_node: Mapping[tuple[str, int, int], tuple[str, tuple[Decision, ...]]]
-    files: tuple[Path, ...] = ()
-    policies: Mapping[tuple[str, str], str] = field(default_factory=dict)
-
-    @staticmethod
-    def of(
-        records: Iterable[tuple[str, Decision]],
-        files: Sequence[Path] = (),
-        policies: Mapping[tuple[str, str], str] | None = None,
-    ) -> DecisionIndex:
-        """Index ``(seat, decision)`` pairs."""
-        grouped: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
-        for seat, d in records:
-            key = (d.match, d.hand, d.position)
-            owner, found = grouped.setdefault(key, (seat, []))
-            if owner != seat:
-                raise AivatError(f"both {owner} and {seat} logged decisions for position {d.position} of hand {d.hand} of match {d.match}")
-            found.append(d)
-        return DecisionIndex({k: (s, tuple(v)) for k, (s, v) in grouped.items()}, tuple(files), dict(policies or {}))
-
-
-def load_decision_logs(paths: Iterable[Path]) -> DecisionIndex:
-    """Read decision logs (``*.dlog``).
-
-    Raises:
-        AivatError: if a file is not a decision log.
-    """
-    records: list[tuple[str, Decision]] = []
-    policies: dict[tuple[str, str], str] = {}
-    files = sorted(paths)
-    for path in files:
-        try:
-            header, decisions = read_decision_log(path)
-            seat, policy = header["seat"], header.get("policy")
-            if policy is not None:
-                if policy not in POLICIES:
-                    raise ValueError(f"the header names policy {policy!r}, which is not a baseline ({', '.join(POLICIES)})")
-                key = (header["match"], seat)
-                if policies.setdefault(key, policy) != policy:
-                    raise ValueError(f"the header says {seat} plays {policy} in {key[0]}, another log says {policies[key]}")
-            records.extend((seat, d) for d in decisions)
-        except (ValueError, KeyError) as exc:
-            raise AivatError(f"{path}: {exc}") from None
-    return DecisionIndex.of(records, files, policies)
+__all__ = ["DecisionIndex", "load_decision_logs", "stream_decision_logs"]  # re-exported: where decisions meet AIVAT
 
 
 def _closed_form(policies: Collection[Policy], players: int) -> bool:
@@ -134,29 +78,30 @@ def _closed_form(policies: Collection[Policy], players: int) -> bool:
     return len(policies) == players and all(p in CARD_INDEPENDENT for p in policies)
 
 
-def declared_strategies(match: MatchLog, decisions: DecisionIndex, max_private_deals: int = 200) -> tuple[dict[str, Policy], str | None]:
-    """The whole strategies ``match``'s seats declared in their decision logs, if usable.
+def declared_strategies(
+    match: str, game: GameDef, seats: Collection[str], decisions: DecisionIndex, max_private_deals: int = 200
+) -> tuple[dict[str, Policy], str | None]:
+    """The whole strategies the ``seats`` of match ``match`` declared in their decision logs, if usable.
 
     Usable for imaginary observations when every seat declared a card-independent
     policy (closed form), or when averaging over the declaring seats' private cards
     takes at most ``max_private_deals`` replays per hand.  Returns the strategies
     (empty if unusable) and, when some were declared but cannot be used, a note.
     """
-    declared = {seat: decisions.policies.get((match.name, seat)) for seat in match.seats}
+    declared = {seat: decisions.policies.get((match, seat)) for seat in seats}
     named = {seat: POLICIES[name] for seat, name in declared.items() if name is not None}
     if not named:
         return {}, None
-    game = match.game
-    if _closed_form(named.values(), len(match.seats)):
+    if _closed_form(named.values(), len(seats)):
         return named, None
-    pool = game.num_suits * game.num_ranks - game.num_hole_cards * (len(match.seats) - len(named))
+    pool = game.num_suits * game.num_ranks - game.num_hole_cards * (len(seats) - len(named))
     deals = 1
     for k in range(len(named)):
         deals *= math.comb(pool - k * game.num_hole_cards, game.num_hole_cards)
     if deals <= max_private_deals:
         return named, None
     return {}, (
-        f"{match.name}: the policies declared by {', '.join(sorted(named))} are used only as decision logs: averaging "
+        f"{match}: the policies declared by {', '.join(sorted(named))} are used only as decision logs: averaging "
         f"over their private cards would take {deals:,} replays per hand unless every seat declares a baseline policy"
     )
 
@@ -275,6 +220,11 @@ class MatchAivat:
     def aivat(self) -> np.ndarray:
         return self.raw + self.corrections.sum(axis=1)
 
+    def in_order(self, seats: Sequence[str]) -> MatchAivat:
+        """The same values with the seats (columns) in the order ``seats``."""
+        order = [self.seats.index(s) for s in seats]
+        return replace(self, seats=tuple(seats), raw=self.raw[:, order], corrections=self.corrections[:, :, order])
+
 
 def evaluate_match(
     match: MatchLog,
@@ -284,11 +234,29 @@ def evaluate_match(
     strategies: Mapping[str, Policy] | None = None,
     max_private_deals: int = 200,
 ) -> MatchAivat:
-    """AIVAT values of every hand of ``match``.
+    """AIVAT values of every hand of ``match`` (see :func:`evaluate_hands`)."""
+    return evaluate_hands(
+        match.name, match.seats, match.hands, decisions, value or CheckDownValue(match.game),
+        strategies=strategies, max_private_deals=max_private_deals,
+    )  # fmt: skip
+
+
+def evaluate_hands(
+    match: str,
+    seats: Sequence[str],
+    hands: Iterable[LoggedHand],
+    decisions: DecisionIndex | None,
+    value: ValueFunction,
+    *,
+    strategies: Mapping[str, Policy] | None = None,
+    max_private_deals: int = 200,
+) -> MatchAivat:
+    """AIVAT values of the ``hands`` of match ``match``, one at a time (they may stream from a log).
 
     Args:
+        seats: the players, in the order of the result's columns.
         decisions: decision logs; their seats' decisions get action corrections.
-        value: ṽ; by default :class:`CheckDownValue`.
+        value: ṽ, e.g. :class:`CheckDownValue`.
         strategies: seats whose whole strategy is known (what they would do with any
             cards).  Their decisions are corrected from it, and every hand is averaged
             over the private cards those seats could have held (imaginary observations).
@@ -298,37 +266,41 @@ def evaluate_match(
         AivatError: if a decision log contradicts the match log, or imaginary
             observations would need more than ``max_private_deals`` deals.
     """
-    value = value or CheckDownValue(match.game)
     index = decisions.by_node if decisions is not None else {}
     strategies = strategies or {}
-    seats = match.seats
-    raw = np.zeros((len(match.hands), len(seats)))
-    corrections = np.zeros((len(match.hands), len(KINDS), len(seats)))
+    # Arrays that double as they fill: a few dozen bytes per hand, no object per hand.
+    raw = np.empty((1024, len(seats)))
+    corrections = np.empty((1024, len(KINDS), len(seats)))
     counts = dict.fromkeys(seats, 0)
-    for i, hand in enumerate(match.hands):
+    n = 0
+    for hand in hands:
         logged: dict[int, Sequence[Decision]] = {}
         for position, name in enumerate(hand.names):
-            entry = index.get((match.name, hand.state.hand_number, position))
+            entry = index.get((match, hand.state.hand_number, position))
             if entry is not None and name not in strategies:
                 if entry[0] != name:
                     raise AivatError(
                         f"{entry[0]}'s decision log claims position {position} of hand {hand.state.hand_number} "
-                        f"of match {match.name}, where {name} sat"
+                        f"of match {match}, where {name} sat"
                     )
                 logged[position] = entry[1]
         known = {p: strategies[name] for p, name in enumerate(hand.names) if name in strategies}
         for p, policy in known.items():
-            entry = index.get((match.name, hand.state.hand_number, p))
+            entry = index.get((match, hand.state.hand_number, p))
             if entry is not None and entry[0] == hand.names[p]:
                 _check_declared(hand, p, entry[1], policy)
         by_position, used = _imagined(hand, logged, known, value, max_private_deals)
+        if n == len(raw):
+            raw = np.concatenate([raw, np.empty_like(raw)])
+            corrections = np.concatenate([corrections, np.empty_like(corrections)])
         order = [hand.names.index(s) for s in seats]
-        raw[i] = np.asarray(hand.values)[order]
-        corrections[i] = by_position[:, order]
-        for position, n in used.items():
-            counts[hand.names[position]] += n
+        raw[n] = np.asarray(hand.values)[order]
+        corrections[n] = by_position[:, order]
+        n += 1
+        for position, corrected in used.items():
+            counts[hand.names[position]] += corrected
     used_strategies = {s: policy_name(p) or "a known strategy" for s, p in strategies.items() if s in seats}
-    return MatchAivat(seats, raw, corrections, counts, used_strategies)
+    return MatchAivat(tuple(seats), raw[:n].copy(), corrections[:n].copy(), counts, used_strategies)
 
 
 def _imagined(
@@ -393,7 +365,8 @@ def _check_declared(hand: LoggedHand, position: int, decisions: Sequence[Decisio
             dist = policy(state)
             if sigma is None or not _same_sigma(sigma, played(state, dist.probs, dist.uniform_raise)):
                 raise AivatError(
-                    f"hand {state.hand_number}, position {position}: the decision log does not play the policy its header declares"
+                    f"hand {state.hand_number}, position {position}: "
+                    "the decision log does not play the policy its header declares"
                 )
         state = state.apply(action)
 
@@ -494,8 +467,10 @@ def _action_correction(state: State, taken: Action, sigma: Played, value: ValueF
     if sigma.probability(taken) <= 0:
         raise AivatError(f"{where}: the action taken, {taken}, had probability 0")
     actions = list(sigma.discrete)
-    children = value.values([state.apply(a) for a in actions] + [state.apply(taken)])
-    expected = np.asarray([sigma.discrete[a] for a in actions]) @ children[:-1]
+    # The action taken is usually one of σ's point masses: its child is evaluated once.
+    taken_row = actions.index(taken) if taken in sigma.discrete else len(actions)
+    children = value.values([state.apply(a) for a in actions] + ([state.apply(taken)] if taken_row == len(actions) else []))
+    expected = np.asarray([sigma.discrete[a] for a in actions]) @ children[: len(actions)]
     if sigma.uniform is not None:
         expected = expected + sigma.uniform[0] * value.raise_mean(state, sigma.uniform[1], sigma.uniform[2])
-    return expected - children[-1]
+    return expected - children[taken_row]

@@ -12,11 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -25,10 +29,10 @@ from dealer.evaluation.aivat import (
     DecisionIndex,
     MatchAivat,
     declared_strategies,
-    evaluate_match,
-    load_decision_logs,
+    evaluate_hands,
+    stream_decision_logs,
 )
-from dealer.evaluation.matchlog import EvaluationError, MatchLog, read_match_log
+from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogReader
 from dealer.evaluation.stats import (
     duplicate_groups,
     duplicate_values,
@@ -36,13 +40,20 @@ from dealer.evaluation.stats import (
     std_reduction,
     summarize,
 )
+from dealer.evaluation.values import CheckDownValue
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
+from protocol.wire import LoggedHand
+
+if TYPE_CHECKING:
+    from precompute.progress import Progress
 
 EPILOG = """examples:
   dealer report matches/RUN/*.log                  # decision logs from matches/RUN/decisions
-  dealer report m.log --decisions dlogs/ --json m.json --plot m.png
-  dealer report nolimit2p_s11.log --game holdem.nolimit.2p.reverse_blinds.game
+  dealer report m.log --decisions dlogs/ --json out/m.json --plot m.png
+  dealer report m.log --decisions m.Alice.dlog     # one decision log
+  dealer report nolimit2p_s11.log                  # a reference dealer's log: its game is found by name
+  dealer report odd.log --game my.game             # the game of every log, whatever the headers say
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot
@@ -66,8 +77,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs (MATCH.log)")
     parser.add_argument(
-        "--decisions", metavar="DIR", type=Path,
-        help="folder of decision logs (*.dlog); default: a 'decisions' folder next to the first log, if any",
+        "--decisions", metavar="DIR|FILE", type=Path,
+        help="a decision log (.dlog) or a folder of them; default: a 'decisions' folder next to the first log, if any",
     )  # fmt: skip
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write the summary as JSON")
     parser.add_argument("--plot", metavar="FILE.png", type=Path, help="draw cumulative winnings (needs matplotlib)")
@@ -83,11 +94,18 @@ def run_report(args: argparse.Namespace) -> int:
     if decisions is None and (args.logs[0].parent / "decisions").is_dir():
         decisions = args.logs[0].parent / "decisions"
     try:
+        if decisions is not None and not decisions.exists():
+            raise EvaluationError(f"--decisions {decisions}: no such folder or decision log")
         game = load_game(args.game) if args.game else None
-        report_match(args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game)
+        report_match(args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True)
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader left (`dealer report ... | head`): stop quietly, as Unix tools do,
+        # and keep Python from complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     return 0
 
 
@@ -106,47 +124,105 @@ class _Lineup:
 
 def report_match(
     log_paths: Sequence[Path],
-    decision_dir: Path | None,
+    decisions: Path | None,
     *,
     out: TextIO = sys.stdout,
     json_path: Path | None = None,
     plot_path: Path | None = None,
     game: GameDef | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Evaluate match logs, print the report to ``out``, and return it as a dict.
 
+    Logs are read hand by hand, so memory grows only by a few dozen bytes per hand.
+
     Args:
         log_paths: match logs; mirrored ones (same game and seed) are paired.
-        decision_dir: folder whose ``*.dlog`` files (searched recursively) give the
-            decisions AIVAT corrects; None or a missing folder means none.
-        json_path: also write the returned dict there as JSON.
+        decisions: a decision log (``.dlog``), or a folder whose ``*.dlog`` files
+            (searched recursively) give the decisions AIVAT corrects; None or a
+            missing folder means none.
+        json_path: also write the returned dict there as JSON (folders are created).
         plot_path: also draw cumulative winnings there (needs matplotlib).
         game: the game of every log, instead of the one each header names.
+        progress: show a progress bar on a terminal once the report takes a few seconds.
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
-            that cannot be drawn.
+            or JSON file that cannot be written.
     """
-    logs = [read_match_log(p, game) for p in log_paths]
-    files = sorted(decision_dir.rglob("*.dlog")) if decision_dir is not None and decision_dir.is_dir() else []
-    index = load_decision_logs(files)
-    results, notes = [], []
-    for m in logs:
-        # Seats whose decision logs name the baseline they play: their whole strategy is
-        # known, so AIVAT may also average over their private cards.
-        strategies, note = declared_strategies(m, index)
-        notes += [note] if note else []
-        results.append(evaluate_match(m, index, strategies=strategies))
+    if decisions is not None and decisions.is_file():
+        files = [decisions]
+    else:
+        files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
+    index = stream_decision_logs(files)
+    readers = [MatchLogReader(p, game) for p in log_paths]
+    bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
+    logs, results, notes = [], [], []
+    try:
+        for reader in readers:
+            result, note = _evaluate_log(reader, index, bar)
+            logs.append(reader.summary())
+            results.append(result)
+            notes += [note] if note else []
+    finally:
+        bar.close()
     report = _build(logs, results, index, notes)
     _print(report, out)
     if json_path is not None:
-        json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
+        try:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
+        except OSError as exc:
+            raise EvaluationError(f"cannot write the JSON summary to {json_path} ({exc.strerror or exc})") from None
     if plot_path is not None:
         _plot(logs, results, _lineups(logs), plot_path)
     return report
 
 
-def _lineups(logs: Sequence[MatchLog]) -> list[_Lineup]:
+def _evaluate_log(reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress) -> tuple[MatchAivat, str | None]:
+    """AIVAT of one log as it is read; and a note if declared policies could not be used."""
+    hands = iter(reader)
+    first = next(hands)  # a log with no hand raises here
+    # Seats whose decision logs name the baseline they play: their whole strategy is
+    # known, so AIVAT may also average over their private cards.
+    strategies, note = declared_strategies(reader.name, reader.game, first.names, index)
+
+    def counted() -> Iterator[LoggedHand]:
+        for hand in chain([first], hands):
+            yield hand
+            bar.advance()
+
+    result = evaluate_hands(reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies)
+    return result.in_order(reader.summary().seats), note
+
+
+class _DelayedProgress:
+    """A progress bar over hands that appears only once the report has taken a few seconds."""
+
+    DELAY = 2.0
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled
+        self.done = 0
+        self.start = time.monotonic()
+        self.bar: Progress | None = None
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.advance()
+        elif self.enabled and time.monotonic() - self.start > self.DELAY:
+            from precompute.progress import Progress
+
+            self.bar = Progress("dealer report", max(self.total, self.done), done=self.done)
+            self.bar.__enter__()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__()
+
+
+def _lineups(logs: Sequence[LogSummary]) -> list[_Lineup]:
     found: dict[tuple, list[int]] = {}
     for i, m in enumerate(logs):
         found.setdefault((m.game, tuple(sorted(m.seats))), []).append(i)
@@ -156,7 +232,7 @@ def _lineups(logs: Sequence[MatchLog]) -> list[_Lineup]:
 
 
 def _build(
-    logs: Sequence[MatchLog], results: Sequence[MatchAivat], index: DecisionIndex, notes: Sequence[str] = ()
+    logs: Sequence[LogSummary], results: Sequence[MatchAivat], index: DecisionIndex, notes: Sequence[str] = ()
 ) -> dict[str, Any]:
     groups = duplicate_groups(logs)
     notes = [n for m in logs for n in m.notes] + list(notes)
@@ -174,7 +250,10 @@ def _build(
         for source, name in (("raw", "duplicate"), ("aivat", "aivat+duplicate")):
             if mine:
                 values[name] = np.concatenate(
-                    [duplicate_values(g, [getattr(results[i], source) for i in g.members], [logs[i].seats for i in g.members]) for g in mine]
+                    [
+                        duplicate_values(g, [getattr(results[i], source) for i in g.members], [logs[i].seats for i in g.members])
+                        for g in mine
+                    ]
                 )
         notes += [
             f"mirrored matches {', '.join(logs[i].name for i in g.members)} do not cover every seat order"
@@ -197,7 +276,9 @@ def _build(
                 if name != "raw"
             }
             r["decisions_corrected"] = sum(results[i].decisions.get(seat, 0) for i in lineup.members)
-            r["strategy_used"] = next((results[i].strategies[seat] for i in lineup.members if seat in results[i].strategies), None)
+            r["strategy_used"] = next(
+                (results[i].strategies[seat] for i in lineup.members if seat in results[i].strategies), None
+            )
             r["aivat_corrections_total"] = {kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)}
             seats[seat] = r
         duplicate = values.get("duplicate")
@@ -214,7 +295,10 @@ def _build(
         )
     return {
         "logs": [
-            {"path": str(m.path), "match": m.name, "game": m.game_file, "seed": m.seed, "hands": len(m.hands), "seats": list(m.seats)}
+            {
+                "path": str(m.path), "match": m.name, "game": m.game_file, "seed": m.seed,
+                "hands": m.num_hands, "seats": list(m.seats),
+            }
             for m in logs
         ],
         "decision_logs": [str(p) for p in index.files],
@@ -261,7 +345,9 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             f"{len(lineup['logs'])} log(s)",
             file=out,
         )
-        header = ["seat", "estimator", "hands", "chips", "mbb/hand", "95% CI (mbb/hand)", "std (mbb)", "s.e.", "p(win)", "hands needed"]
+        header = [
+            "seat", "estimator", "hands", "chips", "mbb/hand", "95% CI (mbb/hand)", "std (mbb)", "s.e.", "p(win)", "hands needed",
+        ]  # fmt: skip
         rows = []
         for seat, results in lineup["results"].items():
             for name in ESTIMATORS:
@@ -284,7 +370,8 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
                 )
         widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:
-            print("  " + "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))), file=out)
+            cells = (str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+            print("  " + "  ".join(cells), file=out)
         known = {seat: r["decisions_corrected"] for seat, r in lineup["results"].items() if r["decisions_corrected"]}
         if known:
             print("  AIVAT action corrections: " + ", ".join(f"{s} {n:,} decisions" for s, n in known.items()), file=out)
@@ -322,7 +409,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
 # --- plotting ---------------------------------------------------------------------------------
 
 
-def _plot(logs: Sequence[MatchLog], results: Sequence[MatchAivat], lineups: Sequence[_Lineup], path: Path) -> None:
+def _plot(logs: Sequence[LogSummary], results: Sequence[MatchAivat], lineups: Sequence[_Lineup], path: Path) -> None:
     """Cumulative winnings (big blinds) with a ±1 standard-error band, raw and AIVAT."""
     try:
         import matplotlib

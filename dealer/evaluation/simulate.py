@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.evaluation.aivat import DecisionIndex
 from dealer.bots import Policy, policy_name
 from dealer.dealing import Dealer
-from protocol.decisions import Decision, DecisionLogWriter
+from dealer.evaluation.aivat import DecisionIndex
 from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
+from protocol.decisions import Decision, DecisionLogWriter
 from protocol.gamedef import GameDef, format_gamedef
 from protocol.rules import initial_state, with_cards
 from protocol.wire import (

@@ -20,7 +20,7 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from dealer.evaluation.matchlog import EvaluationError, MatchLog
+from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLog
 
 CONFIDENCE = 0.95
 
@@ -122,7 +122,7 @@ class DuplicateGroup:
     complete: bool
 
 
-def duplicate_groups(logs: Sequence[MatchLog]) -> list[DuplicateGroup]:
+def duplicate_groups(logs: Sequence[MatchLog | LogSummary]) -> list[DuplicateGroup]:
     """Group mirrored matches and check that they dealt each position the same cards.
 
     Logs with no mirror are in no group.
@@ -143,22 +143,21 @@ def duplicate_groups(logs: Sequence[MatchLog]) -> list[DuplicateGroup]:
             raise PairingError(
                 f"{logs[members[0]].path} and another log share game, seed and seat order; they are not mirrored matches"
             )
-        hands = min(len(logs[i].hands) for i in members)
-        first = logs[members[0]]
-        for i in members[1:]:
-            for h in range(hands):
-                _check_same_cards(first, logs[i], h)
-        seats = tuple(sorted(first.seats))
-        complete = set(orders) == set(permutations(first.seats))
+        deals = [logs[i].deals for i in members]
+        hands = min(len(d) for d in deals)
+        for i, other in zip(members[1:], deals[1:]):
+            # Boards differ in length where one hand ended sooner (-1 past its end).
+            a, b = deals[0][:hands], other[:hands]
+            differ = ((a != b) & (a >= 0) & (b >= 0)).any(axis=1)
+            if differ.any():
+                raise PairingError(
+                    f"{logs[members[0]].path} and {logs[i].path} have the same seed but deal different cards in hand "
+                    f"{int(np.argmax(differ))}"
+                )
+        seats = tuple(sorted(logs[members[0]].seats))
+        complete = set(orders) == set(permutations(logs[members[0]].seats))
         groups.append(DuplicateGroup(tuple(members), seats, hands, complete))
     return groups
-
-
-def _check_same_cards(a: MatchLog, b: MatchLog, h: int) -> None:
-    sa, sb = a.hands[h].state, b.hands[h].state
-    shared = min(len(sa.board), len(sb.board))
-    if sa.hand_number != sb.hand_number or sa.hole_cards != sb.hole_cards or sa.board[:shared] != sb.board[:shared]:
-        raise PairingError(f"{a.path} and {b.path} have the same seed but deal different cards in hand {h}")
 
 
 def duplicate_values(group: DuplicateGroup, per_log: Sequence[np.ndarray], seat_orders: Sequence[tuple[str, ...]]) -> np.ndarray:

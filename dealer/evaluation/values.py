@@ -2,23 +2,21 @@
 
 :class:`ValueFunction` is the interface :mod:`dealer.evaluation.aivat` corrects with;
 :class:`CheckDownValue` is the default, which needs no training.  Its showdown
-equities are exact counts over every board completion (numba kernels below).
+equities are exact counts over every board completion (:mod:`dealer.evaluation.showdown`).
 """
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
 from numba import njit
 
 from dealer.evaluation.matchlog import EvaluationError
-from protocol.cards import deck, next_combination
-from protocol.fasteval import EvalTables, eval_tables, rank_of_sums
+from dealer.evaluation.showdown import outcome_counts, supported
+from protocol.cards import deck
 from protocol.gamedef import GameDef
 from protocol.rules import State, raise_to
 
@@ -96,6 +94,8 @@ class CheckDownValue(ValueFunction):
             raise AivatError(f"the default AIVAT value function handles up to {MAX_PLAYERS} players")
         if game.num_hole_cards + game.total_board_cards > MAX_HAND_CARDS:
             raise AivatError(f"the default AIVAT value function ranks hands of at most {MAX_HAND_CARDS} cards")
+        if not supported(game.num_hole_cards, game.total_board_cards):
+            raise AivatError("the default AIVAT value function handles games with 2 × hole cards + board cards below 10")
         self.game = game
         self._deck = tuple(deck(game))
 
@@ -130,7 +130,9 @@ class CheckDownValue(ValueFunction):
     def _called(self, state: State) -> list[float]:
         """Chips in once every player still in has called the current bet."""
         stack = self.game.stack
-        return [float(s) if f else float(min(state.max_spent, stack[p])) for p, (s, f) in enumerate(zip(state.spent, state.folded))]
+        return [
+            float(s) if f else float(min(state.max_spent, stack[p])) for p, (s, f) in enumerate(zip(state.spent, state.folded))
+        ]
 
     def _showdown(self, states: Sequence[State], spent: np.ndarray) -> np.ndarray:
         """Expected showdown winnings for ``spent[i]`` chips in at each state's cards."""
@@ -145,7 +147,9 @@ class CheckDownValue(ValueFunction):
                 # hands split every pot evenly on average: pattern 0, all tied.
                 counts = _ONE_PATTERN
             else:
-                counts = _outcome_counts(self._deck, holes, board, self.game.total_board_cards)
+                if not all(holes):
+                    raise AivatError("the default value function needs every hand, or every hand still in hidden")
+                counts = outcome_counts(self._deck, holes, board, self.game.total_board_cards)
             out[rows] = _expected_payoffs(counts, spent[rows], folded)
         return out
 
@@ -157,94 +161,6 @@ _ONE_PATTERN = np.ones(1, np.int64)
 def _all_in_hidden(state: State) -> bool:
     """Whether every player still in holds a hidden hand (no hole cards)."""
     return not any(h for h, f in zip(state.hole_cards, state.folded) if not f)
-
-
-# Mirrored matches deal the same cards: a big cache lets the second replay reuse them.
-@lru_cache(maxsize=1 << 16)
-def _outcome_counts(full_deck: tuple[int, ...], holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], total_board: int) -> np.ndarray:
-    """How often each showdown pattern occurs over all completions of ``board`` (see kernel)."""
-    if not all(holes):
-        raise AivatError("the default value function needs every hand, or every hand still in hidden")
-    seen = set(board).union(*holes)
-    rest = np.array([c for c in full_deck if c not in seen], dtype=np.int64)
-    combos = _combinations(len(rest), total_board - len(board))
-    holes_array, board_array = np.array(holes, dtype=np.int64), np.array(board, dtype=np.int64)
-    return _count_patterns(eval_tables(), holes_array, board_array, rest, combos)
-
-
-@lru_cache(maxsize=16)
-def _combinations(n: int, r: int) -> np.ndarray:
-    return _combinations_kernel(n, r, math.comb(n, r))
-
-
-@njit(cache=True)
-def _combinations_kernel(n: int, r: int, count: int) -> np.ndarray:
-    """Every r-subset of 0..n-1 in lexicographic order: ``uint8[count, r]``."""
-    out = np.empty((count, r), np.uint8)
-    index = np.arange(r)
-    for row in range(count):
-        for j in range(r):
-            out[row, j] = index[j]
-        if not next_combination(index, n):
-            break
-    return out
-
-
-@njit(cache=True)
-def _count_patterns(
-    tables: EvalTables, holes: np.ndarray, board: np.ndarray, rest: np.ndarray, combos: np.ndarray
-) -> np.ndarray:
-    """Count showdown patterns over every completion of the board.
-
-    tables: :mod:`protocol.fasteval`'s evaluator (the ranks of
-    :func:`protocol.handrank.rank_cards`, from summed card keys); holes: ``int64[N, H]``
-    hole cards by position; board: ``int64[B]`` dealt board; rest: ``int64[R]`` unseen
-    cards; combos: ``uint8[M, r]`` indices into ``rest`` completing the board.  A
-    pattern is ``Σ_p level_p · N**p`` where ``level_p`` is the number of distinct hand
-    ranks above position p's.  Returns ``int64[N**N]``.
-    """
-    n_players, n_hole = holes.shape
-    n_combos, n_more = combos.shape
-    counts = np.zeros(n_players**n_players, np.int64)
-    ranks = np.empty(n_players, np.int64)
-    # Hand keys add up, so each completed board is summed once and shared by every hand.
-    hole_key = np.zeros(n_players, np.int64)
-    hole_bits = np.zeros(n_players, np.int64)
-    for p in range(n_players):
-        for j in range(n_hole):
-            hole_key[p] += tables.card_key[holes[p, j]]
-            hole_bits[p] |= tables.card_bit[holes[p, j]]
-    dealt_key = 0
-    dealt_bits = 0
-    for c in board:
-        dealt_key += tables.card_key[c]
-        dealt_bits |= tables.card_bit[c]
-    for i in range(n_combos):
-        key = dealt_key
-        bits = dealt_bits
-        for j in range(n_more):
-            c = rest[combos[i, j]]
-            key += tables.card_key[c]
-            bits |= tables.card_bit[c]
-        for p in range(n_players):
-            ranks[p] = rank_of_sums(tables, key + hole_key[p], bits | hole_bits[p])
-        code = 0
-        scale = 1
-        for p in range(n_players):
-            level = 0
-            for q in range(n_players):
-                if ranks[q] > ranks[p]:
-                    # Count each distinct better rank once.
-                    first = True
-                    for q2 in range(q):
-                        if ranks[q2] == ranks[q]:
-                            first = False
-                    if first:
-                        level += 1
-            code += level * scale
-            scale *= n_players
-        counts[code] += 1
-    return counts
 
 
 @njit(cache=True)
@@ -291,7 +207,7 @@ def _pot_payoffs(strength: np.ndarray, spent: np.ndarray, folded: np.ndarray, ou
 def _expected_payoffs(counts: np.ndarray, spent: np.ndarray, folded: np.ndarray) -> np.ndarray:
     """Mean showdown winnings over pattern ``counts`` for each row of ``spent``/``folded``.
 
-    counts: ``int64[N**N]`` from :func:`_count_patterns`; spent: ``float64[K, N]``;
+    counts: ``int64[N**N]`` from :func:`dealer.evaluation.showdown.outcome_counts`; spent: ``float64[K, N]``;
     folded: ``bool[K, N]``.  Returns ``float64[K, N]``.
     """
     k_rows, n = spent.shape

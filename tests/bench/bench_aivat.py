@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from dealer.evaluation.aivat import declared_strategies, evaluate_match
 from dealer.bots import POLICIES
+from dealer.evaluation.aivat import declared_strategies, evaluate_match
 from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
 from protocol.gamedef import load_game
@@ -53,7 +53,8 @@ def measure(game_name: str, kinds: tuple[str, str], hands: int, seed: int, *, so
     seats = [(f"{kinds[0]}-A", POLICIES[kinds[0]]), (f"{kinds[1]}-B", POLICIES[kinds[1]])]
     sim = simulate_match(game, seats, hands, seed)
     match, index = sim.match_log(), sim.decision_index()
-    strategies = {"logged": None, "declared": declared_strategies(match, index)[0], "known": dict(seats)}[source]
+    declared = declared_strategies(match.name, match.game, match.seats, index)[0]
+    strategies = {"logged": None, "declared": declared, "known": dict(seats)}[source]
     started = time.perf_counter()
     result = evaluate_match(match, index, strategies=strategies)
     seconds = time.perf_counter() - started
@@ -106,7 +107,8 @@ def show(label: str, r: dict[str, float]) -> None:
         f"({1000 * r['seconds_per_hand']:.1f} ms/hand)"
     )
     print(
-        f"{'':<38} mean raw {r['raw_mean']:+,.0f} ± {r['raw_se']:,.0f}, AIVAT {r['aivat_mean']:+,.0f} ± {r['aivat_se']:,.0f} mbb/hand;"
+        f"{'':<38} mean raw {r['raw_mean']:+,.0f} ± {r['raw_se']:,.0f}, "
+        f"AIVAT {r['aivat_mean']:+,.0f} ± {r['aivat_se']:,.0f} mbb/hand;"
         f" hands for 95%: at {EDGE:.0f} mbb/hand raw {r['raw_needed_100']:,.0f} AIVAT {r['aivat_needed_100']:,.0f},"
         f" at AIVAT's edge raw {r['raw_needed']:,.0f} AIVAT {r['aivat_needed']:,.0f}"
     )

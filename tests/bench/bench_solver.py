@@ -138,7 +138,9 @@ def run_ours_mccfr(game: TabularGame, mccfr_points: tuple[int, ...]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mccfr-iterations", type=int, default=MCCFR_POINTS[-1], help="last MCCFR checkpoint (default 1,000,000)")
+    parser.add_argument(
+        "--mccfr-iterations", type=int, default=MCCFR_POINTS[-1], help="last MCCFR checkpoint (default 1,000,000)"
+    )
     args = parser.parse_args()
     points = tuple(sorted({min(MCCFR_POINTS[0], args.mccfr_iterations), args.mccfr_iterations}))
     game = tabular_game(load_game("leduc.limit.2p"))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import time
+
+import pytest
 
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate, parse_state_line
@@ -58,7 +62,7 @@ def test_a_seat_that_disconnects_is_named(tmp_path):
     assert code == 1
     assert "seat 2 (Leaves) disconnected in hand 7" in err
     assert "7 finished hands are in" in err
-    states = [l for l in (tmp_path / "dc.log").read_text().splitlines() if l.startswith("STATE:")]
+    states = [line for line in (tmp_path / "dc.log").read_text().splitlines() if line.startswith("STATE:")]
     assert len(states) == 7
 
 
@@ -82,7 +86,7 @@ def test_a_killed_dealer_resumes_with_a(tmp_path):
     dealer.proc.wait()
     for t in threads:
         t.join(5)
-    kept = [parse_state_line(l, game) for l in log.read_text().splitlines() if l.startswith("STATE:")]
+    kept = [parse_state_line(line, game) for line in log.read_text().splitlines() if line.startswith("STATE:")]
     assert len(kept) >= 15  # every finished hand survived the kill
 
     dealer = start_dealer(run_dir, "m", NL, 40, 9, ["A", "B"], "-q", "-a")
@@ -91,3 +95,80 @@ def test_a_killed_dealer_resumes_with_a(tmp_path):
     assert code == 0, err
     assert score == expected_score
     assert log.read_text() == expected
+
+
+HUGE = "9" * 5000
+
+
+def test_huge_numbers_in_replies_are_warnings_not_crashes(tmp_path):
+    """Raise size, hand number, position and a raise inside the echoed betting, 5,000 digits each."""
+    dealer = start_dealer(tmp_path, "huge", NL, 1, 5, ["A", "B"], "-q")
+    a, b = ScriptedSeat(dealer.ports[0]), ScriptedSeat(dealer.ports[1])
+    a.recv()
+    first_b = b.recv()  # MATCHSTATE:1:0::|<cards>, seat 2 acts first
+    cards = first_b.split(":")[-1]
+    b.send(f"MATCHSTATE:1:{HUGE}::{cards}:c")  # hand number: not the state asked about
+    b.send(f"MATCHSTATE:{HUGE}:0::{cards}:c")  # position
+    b.send(f"MATCHSTATE:1:0:r{HUGE}:{cards}:c")  # inside the echoed betting
+    b.send(f"{first_b}:r{HUGE}")  # the raise size itself: changed to call
+    game = load_game(NL)
+    while True:
+        lines = [a.recv(), b.recv()]
+        states = [parse_matchstate(line, game) for line in lines]
+        if states[0].state.finished:
+            break
+        for seat, line, match in zip((a, b), lines, states):
+            if match.is_my_turn:
+                seat.send(line + ":c")
+    code, out, err = dealer.finish()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert err.count("WARNING: bad state format in response") == 3
+    assert err.count("WARNING: bad action format in response, changed to call") == 1
+    assert parse_state_line((tmp_path / "huge.log").read_text().splitlines()[4], game).state.betting == "cc/cc/cc/cc"
+    assert out.startswith("SCORE:")
+
+
+def _play_calls(out_dir, match, hands, seed, *extra):
+    dealer = start_dealer(out_dir, match, NL, hands, seed, ["A", "B"], "-q", *extra)
+    threads = [call_station(p, NL) for p in dealer.ports]
+    result = dealer.finish()
+    for t in threads:
+        t.join(5)
+    return result
+
+
+def test_resume_refuses_a_finished_match_another_match_and_a_missing_transaction_log(tmp_path):
+    code, _, err = _play_calls(tmp_path, "m", 5, 9)
+    assert code == 0, err
+    log = (tmp_path / "m.log").read_text()
+    tlog = (tmp_path / "m.tlog").read_bytes()
+    refusals = {
+        ("m", "5", "9"): "the match in {dir}/m.log is finished (it has its SCORE line)",
+        ("m", "5", "10"): "{dir}/m.log is a match with seed '9' (given '10')",
+        ("m", "6", "9"): "{dir}/m.log is a match with hands '5' (given '6')",
+        ("other", "5", "9"): "there is no transaction log {dir}/other.tlog",
+    }
+    for (match, hands, seed), sentence in refusals.items():
+        cmd = [sys.executable, "-m", "dealer.cli", "serve", match, NL, hands, seed, "A", "B", "-a", "--out-dir", str(tmp_path)]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=30)  # refused before listening
+        assert result.returncode == 1 and result.stdout == ""
+        assert f"cannot resume: {sentence.format(dir=tmp_path)}" in result.stderr
+        assert "Traceback" not in result.stderr
+    # Nothing was touched: no second SCORE line.
+    assert (tmp_path / "m.log").read_text() == log and (tmp_path / "m.tlog").read_bytes() == tlog
+    result = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "serve", "m", "leduc.limit.2p", "5", "9", "A", "B", "-a",
+         "--out-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert "is a match with game 'holdem.nolimit.2p' (given 'leduc.limit.2p')" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["A|B", "A:B", ""])
+def test_seat_names_the_log_cannot_hold_are_refused(tmp_path, name):
+    cmd = [sys.executable, "-m", "dealer.cli", "serve", "m", NL, "5", "1", "ok", name, "--out-dir", str(tmp_path)]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"dealer serve: seat name {name!r} holds" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "m.log").exists()

@@ -45,10 +45,10 @@ def test_edge_case_transcripts_get_the_same_reactions(tmp_path, name):
     assert sent == expected_to
     # Every line the reference printed (stamps aside), in the same order, except the
     # log-header lines that open the transcript file.
-    ours = [strip_stamps(l) for l in err.splitlines()]
-    theirs = [strip_stamps(l) for l in reference if not l.startswith("#")]
+    ours = [strip_stamps(line) for line in err.splitlines()]
+    theirs = [strip_stamps(line) for line in reference if not line.startswith("#")]
     assert ours == theirs
-    assert out.strip() == next(l for l in reference if l.startswith("SCORE:"))
+    assert out.strip() == next(line for line in reference if line.startswith("SCORE:"))
     for seat in seats:
         seat.close()
 
@@ -74,6 +74,6 @@ def test_traces_same_lines_for_same_seed_and_replies(tmp_path, path):
     assert "dealer: match stopped: seat" in err and "30 finished hands are in" in err
     # The log's hands are the reference log's first 30 hands, byte for byte.
     log = path.parent.parent / "logs" / path.name.replace(".first30hands.trace", ".log")
-    reference_states = [l for l in log.read_text().splitlines() if l.startswith("STATE:")][:30]
-    ours = [l for l in (tmp_path / "t.log").read_text().splitlines() if l.startswith("STATE:")]
+    reference_states = [line for line in log.read_text().splitlines() if line.startswith("STATE:")][:30]
+    ours = [line for line in (tmp_path / "t.log").read_text().splitlines() if line.startswith("STATE:")]
     assert ours == reference_states

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from dealer.evaluation.matchlog import read_match_log
@@ -72,3 +75,56 @@ def test_bad_seat_command_and_wrong_seat_count_are_one_sentence(tmp_path):
     assert "could not start" in result.stderr and "Traceback" not in result.stderr
     result = dealer_run("call", "--hands", "5", "--out", str(tmp_path))
     assert result.returncode == 2 and "2 seats needed" in result.stderr
+
+
+def _decisions(path: Path) -> list[tuple[int, str, str]]:
+    return [(d.hand, d.state, d.taken) for d in read_decision_log(path)[1]]
+
+
+def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path):
+    args = ["call", "raise", "--hands", "1000", "--seed", "4", "--quiet"]
+    whole = dealer_run(*args, "--out", str(tmp_path / "whole"))
+    assert whole.returncode == 0, whole.stderr
+    cut = tmp_path / "cut"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dealer.cli", "run", *args, "--out", str(cut)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    log = cut / "match.log"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_text().count("\nSTATE:") >= 50) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert f"Resume with: dealer run --resume {cut}" in err
+    assert f"interrupted; {log.read_text().count(chr(10) + 'STATE:')} finished hands are kept in {cut}" in err
+    kept = log.read_text().count("\nSTATE:")
+    assert 50 <= kept < 1000 and "SCORE:" not in log.read_text()
+
+    resumed = dealer_run("--resume", str(cut))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed" in resumed.stderr
+    assert log.read_text() == (tmp_path / "whole" / "match.log").read_text()
+    for seat in ("call", "raise"):  # every decision once, as in the uninterrupted run
+        name = f"match.{seat}.dlog"
+        assert _decisions(cut / "decisions" / name) == _decisions(tmp_path / "whole" / "decisions" / name)
+    # A finished run has nothing left to resume: the logs stay as they are.
+    again = dealer_run("--resume", str(cut))
+    assert again.returncode == 0 and log.read_text() == (tmp_path / "whole" / "match.log").read_text()
+
+
+def test_a_folder_another_run_plays_in_is_refused(tmp_path):
+    import fcntl
+
+    with open(tmp_path / "run.lock", "w") as lock:  # as a running `dealer run` holds it
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result = dealer_run("--hands", "5", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert f"another dealer run is playing in {tmp_path}" in result.stderr
+    assert not (tmp_path / "match.log").exists()
+
+
+def test_resume_takes_the_settings_from_the_run_folder(tmp_path):
+    result = dealer_run("--resume", str(tmp_path), "--hands", "10")
+    assert result.returncode == 2 and "leave out --hands" in result.stderr

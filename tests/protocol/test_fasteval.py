@@ -135,10 +135,27 @@ def test_range_ranks_every_hole_pair():
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="same card twice"):
         fast_rank_hand([0, 0, 5, 9, 13])
-    with pytest.raises(ValueError, match="0..51"):
+    with pytest.raises(ValueError, match=r"0\.\.51"):
         rank_batch(np.array([[0, 1, 2, 3, 52]]))
     with pytest.raises(ValueError, match="1 <= n <= 7"):
         rank_batch(np.zeros((3, 8), np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.int32])
+def test_batch_check_finds_any_bad_row(dtype):
+    """The checks fused into the ranking pass catch every kind of bad card, in any row."""
+    hands = np.argsort(np.random.default_rng(5).random((5000, 52)), axis=1)[:, :7].astype(dtype)
+    rank_batch(hands)
+    bad_values = [52, 127] + ([-1, -128] if np.issubdtype(dtype, np.signedinteger) else [255])
+    for value in bad_values:
+        broken = hands.copy()
+        broken[4321, 3] = value
+        with pytest.raises(ValueError, match=r"0\.\.51 \(row 4321\)"):
+            rank_batch(broken)
+    repeated = hands.copy()
+    repeated[4999, 6] = repeated[4999, 0]
+    with pytest.raises(ValueError, match=r"same card twice \(row 4999\)"):
+        rank_batch(repeated)
     with pytest.raises(ValueError, match="at most 5"):
         rank_range(list(range(6)))
 

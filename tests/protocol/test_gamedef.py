@@ -6,6 +6,7 @@ import pytest
 
 from protocol.errors import GameDefError
 from protocol.gamedef import (
+    REFERENCE_GAME_FILES,
     UNLIMITED_RAISES,
     UNLIMITED_STACK,
     bundled_game_names,
@@ -36,13 +37,23 @@ def test_reference_values_are_read():
 
 EXPECTED_BUNDLED = {
     "holdem.nolimit.2p": dict(betting="nolimit", num_players=2, stack=(20000,) * 2, blind=(100, 50), first_player=(1, 0, 0, 0)),
-    "holdem.limit.2p": dict(betting="limit", blind=(10, 5), raise_size=(10, 10, 20, 20), max_raises=(3, 4, 4, 4), first_player=(1, 0, 0, 0)),
-    "holdem.nolimit.3p": dict(betting="nolimit", num_players=3, blind=(50, 100, 0), stack=(20000,) * 3, first_player=(2, 0, 0, 0)),
+    "holdem.limit.2p": dict(
+        betting="limit", blind=(10, 5), raise_size=(10, 10, 20, 20), max_raises=(3, 4, 4, 4), first_player=(1, 0, 0, 0),
+    ),
+    "holdem.nolimit.3p": dict(
+        betting="nolimit", num_players=3, blind=(50, 100, 0), stack=(20000,) * 3, first_player=(2, 0, 0, 0),
+    ),
     "holdem.limit.3p": dict(betting="limit", num_players=3, blind=(5, 10, 0), first_player=(2, 0, 0, 0), max_raises=(3, 4, 4, 4)),
-    "kuhn.limit.2p": dict(num_players=2, num_rounds=1, blind=(1, 1), raise_size=(1,), max_raises=(1,), num_suits=1, num_ranks=3, num_hole_cards=1),
+    "kuhn.limit.2p": dict(
+        num_players=2, num_rounds=1, blind=(1, 1), raise_size=(1,), max_raises=(1,), num_suits=1, num_ranks=3, num_hole_cards=1,
+    ),
     "kuhn.limit.3p": dict(num_players=3, num_rounds=1, blind=(1, 1, 1), num_suits=1, num_ranks=4, num_hole_cards=1),
-    "leduc.limit.2p": dict(num_rounds=2, blind=(1, 1), raise_size=(2, 4), max_raises=(2, 2), num_suits=2, num_ranks=3, num_board_cards=(0, 1)),
-    "leduc.nolimit.2p": dict(betting="nolimit", stack=(1200, 1200), blind=(100, 100), num_suits=2, num_ranks=3, num_board_cards=(0, 1)),
+    "leduc.limit.2p": dict(
+        num_rounds=2, blind=(1, 1), raise_size=(2, 4), max_raises=(2, 2), num_suits=2, num_ranks=3, num_board_cards=(0, 1),
+    ),
+    "leduc.nolimit.2p": dict(
+        betting="nolimit", stack=(1200, 1200), blind=(100, 100), num_suits=2, num_ranks=3, num_board_cards=(0, 1),
+    ),
 }
 
 
@@ -116,9 +127,31 @@ def test_missing_pieces_are_errors():
 
 
 def test_unknown_game_name_lists_bundled_games(tmp_path):
-    with pytest.raises(GameDefError, match="holdem.nolimit.2p"):
+    with pytest.raises(GameDefError, match=r"holdem\.nolimit\.2p"):
         load_game("no.such.game")
     bad = tmp_path / "bad.game"
     bad.write_text(GOOD.replace("numRanks = 3", "colour = red"))
     with pytest.raises(GameDefError, match=r"bad.game:9: unknown key 'colour'"):
         load_game(bad)
+
+
+@pytest.mark.parametrize("file_name", sorted(REFERENCE_GAME_FILES))
+def test_reference_dealer_game_names_resolve_to_the_same_bundled_game(file_name, tmp_path, monkeypatch):
+    """Every game file the reference dealer ships loads by name, with no file at hand,
+    as the bundled game with the same rules (compared against the reference's files)."""
+    monkeypatch.chdir(tmp_path)
+    reference = parse_gamedef((GAMES / file_name).read_text(), source=file_name)
+    assert load_game(file_name) == reference
+    assert load_game(f"some/missing/folder/{file_name}") == reference
+    assert load_game(REFERENCE_GAME_FILES[file_name]) == reference
+
+
+def test_bundled_file_names_resolve_and_files_win(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_game("leduc.limit.2p.game") == load_game("leduc.limit.2p")
+    # A user's own file of a reference name is read as written.
+    own = format_gamedef(load_game("holdem.limit.3p")).replace("blind = 5 10 0", "blind = 5 10 1")
+    (tmp_path / "holdem.limit.3p.game").write_text(own)
+    assert load_game("holdem.limit.3p.game").blind == (5, 10, 1)
+    with pytest.raises(GameDefError, match="reference dealer's game file names work too"):
+        load_game("holdem.nolimit.9p.game")

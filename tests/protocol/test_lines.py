@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -70,13 +71,35 @@ def test_peer_closing_is_reported(pair, spin):
         reader.readline(5)
 
 
-def test_a_contended_spin_pauses_spinning_but_reads_go_on(pair, monkeypatch):
+def test_a_spin_that_finds_nothing_backs_off_and_a_hit_resets_it(pair, monkeypatch):
     ours, peer = pair
     reader = LineReader(ours, spin=0.0002)
-    # Every spin now counts as contended (it took longer than 0 s).
-    monkeypatch.setattr(lines, "SPIN_CONTENDED", 0.0)
     peer.sendall(b"one\r\n")
-    assert reader.readline(5) == "one"
-    assert reader._spin() is None  # paused: no polling at all
+    assert reader.readline(5) == "one"  # found while spinning: no back-off
+    assert reader._spin_skips == 0 and reader._spin_backoff == lines.SPIN_BACKOFF_FIRST
+    polls = []
+    monkeypatch.setattr(lines.os, "sched_yield", lambda: polls.append(1))
+    backoffs = []
+    for _ in range(3):  # nothing to read: each spin misses, and the next ones block
+        assert reader._spin() is None
+        backoffs.append(reader._spin_skips)
+        polls.clear()
+        for _ in range(reader._spin_skips):
+            assert reader._spin() is None
+        assert polls == []  # skipped reads do not poll at all
+    assert backoffs == [4, 8, 16]
     peer.sendall(b"two\r\n")
-    assert reader.readline(5) == "two"  # a blocking read instead
+    time.sleep(0.01)
+    assert reader._spin() == b"two\r\n"  # a hit: spinning pays again
+    assert reader._spin_backoff == lines.SPIN_BACKOFF_FIRST
+
+
+def test_a_spin_that_loses_its_core_backs_off(pair, monkeypatch):
+    ours, peer = pair
+    reader = LineReader(ours, spin=0.0002)
+    # A yield that hands the core away for a time slice (5 ms), as beside a CPU hog.
+    monkeypatch.setattr(lines.os, "sched_yield", lambda: time.sleep(0.005))
+    assert reader._spin() is None
+    assert reader._spin_skips == lines.SPIN_BACKOFF_FIRST
+    peer.sendall(b"late\r\n")
+    assert reader.readline(5) == "late"  # reads go on, blocking

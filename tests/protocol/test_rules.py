@@ -70,7 +70,7 @@ def test_illegal_actions_are_refused_with_a_sentence():
     s = play(NL, CALL, CALL)
     with pytest.raises(IllegalActionError, match="nothing to call"):
         s.apply(FOLD)
-    with pytest.raises(IllegalActionError, match="outside the legal range 200..20000"):
+    with pytest.raises(IllegalActionError, match=r"outside the legal range 200\.\.20000"):
         s.apply(raise_to(150))
 
 

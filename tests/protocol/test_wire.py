@@ -55,6 +55,8 @@ def test_malformed_states_are_refused(line):
         parse_matchstate(line, NL)
 
 
-@pytest.mark.parametrize("value, text", [(0.0, "0"), (100.0, "100"), (-2.5, "-2.5"), (1 / 3, "0.333333"), (-1810590.5, "-1810590.5")])
+@pytest.mark.parametrize(
+    "value, text", [(0.0, "0"), (100.0, "100"), (-2.5, "-2.5"), (1 / 3, "0.333333"), (-1810590.5, "-1810590.5")]
+)
 def test_values_print_like_the_reference(value, text):
     assert format_value(value) == text

@@ -44,7 +44,11 @@ def _deals(game: GameDef) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, 
             continue
         boards: list[tuple[int, ...]] = [()]
         for r in range(game.num_rounds):
-            boards = [b + new for b in boards for new in combinations([c for c in cards if c not in used and c not in b], game.num_board_cards[r])]
+            boards = [
+                b + new
+                for b in boards
+                for new in combinations([c for c in cards if c not in used and c not in b], game.num_board_cards[r])
+            ]
         out.extend((holes, b) for b in boards)
     return out
 

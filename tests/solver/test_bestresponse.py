@@ -105,7 +105,7 @@ def test_bucketed_strategies_expand_to_tabular_rows():
         for bucket in (0, 1):
             chosen = rows[(coarse[1].ravel() == bucket) & (space.compat[1].ravel() == 1)]
             np.testing.assert_array_equal(chosen, np.broadcast_to(chosen[0], chosen.shape))
-    with pytest.raises(ValueError, match="buckets outside 0..1"):
+    with pytest.raises(ValueError, match=r"buckets outside 0\.\.1"):
         expand_buckets(LEDUC, [identity[0], coarse[1] + 1], coarse_layout, bucketed)
 
 

@@ -13,7 +13,8 @@ from solver.strategies import load_strategy
 
 def test_solve_prints_a_falling_curve_and_saves_a_strategy_that_eval_reads(tmp_path, capsys):
     out = tmp_path / "kuhn.strategy"
-    assert main(["solve", "--game", "kuhn.limit.2p", "--algo", "cfr+", "--iterations", "300", "--evaluations", "4", "--out", str(out)]) == 0
+    args = ["solve", "--game", "kuhn.limit.2p", "--algo", "cfr+", "--iterations", "300", "--evaluations", "4", "--out", str(out)]
+    assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in lines if line.strip() and line.split()[0].replace(",", "").isdigit()]
     assert [int(r[0].replace(",", "")) for r in rows][-1] == 300
@@ -29,11 +30,18 @@ def test_solve_prints_a_falling_curve_and_saves_a_strategy_that_eval_reads(tmp_p
 
 def test_mccfr_checkpoints_resume_and_no_limit_games_take_an_abstraction(tmp_path, capsys):
     ckpt = tmp_path / "run.ckpt"
-    args = ["solve", "--game", "kuhn.limit.3p", "--algo", "mccfr", "--iterations", "20000", "--checkpoint", str(ckpt), "--out", str(tmp_path / "k3")]
+    args = [
+        "solve", "--game", "kuhn.limit.3p", "--algo", "mccfr", "--iterations", "20000",
+        "--checkpoint", str(ckpt), "--out", str(tmp_path / "k3"),
+    ]  # fmt: skip
     assert main(args) == 0 and ckpt.exists()
     assert main([*args[:6], "40000", *args[7:]]) == 0
     assert "resumed" in capsys.readouterr().out
-    assert main(["solve", "--game", "leduc.nolimit.2p", "--abstraction", "1;allin;cap=2", "--iterations", "20", "--out", str(tmp_path / "nl")]) == 0
+    args = [
+        "solve", "--game", "leduc.nolimit.2p", "--abstraction", "1;allin;cap=2", "--iterations", "20",
+        "--out", str(tmp_path / "nl"),
+    ]  # fmt: skip
+    assert main(args) == 0
 
 
 @pytest.mark.parametrize(

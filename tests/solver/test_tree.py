@@ -38,7 +38,7 @@ def test_every_edge_is_the_rules_successor_and_rounds_change_through_chance_node
             if action.kind == ActionType.RAISE:
                 assert low <= action.size <= high
                 sizes.append(action.size)
-        assert sizes == sorted(set(sizes)) and (not sizes or sizes[-1] == high and sizes[0] == low)
+        assert sizes == sorted(set(sizes)) and (not sizes or (sizes[-1] == high and sizes[0] == low))
 
 
 def test_raise_cap_and_limit_games_need_no_abstraction():

@@ -6,14 +6,18 @@ import argparse
 import builtins
 import io
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from dealer.evaluation.aivat import evaluate_match
 from dealer.bots import POLICIES
+from dealer.evaluation.aivat import evaluate_match, load_decision_logs, stream_decision_logs
+from dealer.evaluation.matchlog import read_match_log
 from dealer.evaluation.report import (
     PlotError,
+    _DelayedProgress,
     add_report_arguments,
     cumulative_with_band,
     report_match,
@@ -57,8 +61,9 @@ def test_report_table_and_json(mirrored, tmp_path):
     # Alice declared her policy in match.1, so there AIVAT also averages over her cards.
     aivat = np.concatenate(
         [
-            evaluate_match(s.match_log(), s.decision_index(), strategies={"Alice": POLICIES["random"]} if s.name == "match.1" else None)
-            .aivat[:, s.seats.index("Alice")]
+            evaluate_match(
+                s.match_log(), s.decision_index(), strategies={"Alice": POLICIES["random"]} if s.name == "match.1" else None
+            ).aivat[:, s.seats.index("Alice")]
             for s in sims
         ]
     )
@@ -128,3 +133,106 @@ def test_cumulative_band_is_one_standard_error_of_the_total():
     s = x.std(ddof=1)
     assert high - total == pytest.approx(s * np.sqrt([1, 2, 3, 4]))
     assert total - low == pytest.approx(high - total)
+
+
+# --- what a new user tried (issue 16) -------------------------------------------------
+
+
+def _one_sentence(err: str) -> str:
+    err = err.strip()
+    assert err.startswith("dealer report: ") and len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+def test_reference_log_alone_in_a_folder_needs_no_game(tmp_path, capsys):
+    """The header names the reference dealer's own game file, which is not at hand."""
+    lines = (LOGS / "nolimit2p_s11.log").read_text().splitlines(keepends=True)
+    alone = tmp_path / "nolimit2p_s11.log"
+    alone.write_text("".join(lines[:105]))  # the header and 100 hands, no SCORE line
+    assert "holdem.nolimit.2p.reverse_blinds.game" in lines[0]
+    assert _cli([alone]) == 0
+    assert "Alice vs Bob - holdem.nolimit.2p.reverse_blinds.game" in capsys.readouterr().out
+
+
+def test_huge_hand_number_is_one_sentence(tmp_path, capsys):
+    lines = (LOGS / "kuhn3p_s15.log").read_text().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith("STATE:"))
+    lines[first] = lines[first].replace("STATE:0:", "STATE:" + "9" * 5000 + ":", 1)
+    (tmp_path / "big.log").write_text("".join(lines))
+    assert _cli([tmp_path / "big.log", "--game", "kuhn.limit.3p"]) == 1
+    err = _one_sentence(capsys.readouterr().err)
+    assert f"big.log:{first + 1}:" in err and len(err) < 300
+
+
+def test_json_into_a_missing_folder_is_created(mirrored, tmp_path, capsys):
+    _, _, paths = mirrored
+    target = tmp_path / "new" / "deeper" / "r.json"
+    assert _cli([paths[0], "--json", target]) == 0
+    assert json.loads(target.read_text())["logs"][0]["hands"] == 400
+    (tmp_path / "afile").write_text("")
+    assert _cli([paths[0], "--json", tmp_path / "afile" / "r.json"]) == 1
+    assert "cannot write the JSON summary" in _one_sentence(capsys.readouterr().err)
+
+
+def test_log_of_another_game_names_the_mismatch(tmp_path, capsys):
+    lines = (LOGS / "nolimit2p_s11.log").read_text().splitlines(keepends=True)
+    short = tmp_path / "nl.log"
+    short.write_text("".join(lines[:10]))
+    assert _cli([short, "--game", "holdem.limit.2p"]) == 1
+    err = _one_sentence(capsys.readouterr().err)
+    assert "not hands of the game given, limit with 2 players" in err and "is --game right?" in err
+    # The header's game file is next to the log but describes another game.
+    (tmp_path / "holdem.nolimit.2p.reverse_blinds.game").write_text((GAMES / "kuhn.limit.3p.game").read_text())
+    assert _cli([short]) == 1
+    err = _one_sentence(capsys.readouterr().err)
+    assert "not hands of the game its header names (holdem.nolimit.2p.reverse_blinds.game), limit with 3 players" in err
+
+
+def test_decisions_may_name_one_file_and_a_missing_one_is_an_error(mirrored, tmp_path, capsys):
+    folder, _, paths = mirrored
+    (bob_log,) = [p for p in (folder / "decisions").rglob("*.dlog") if "match.2" in p.name and "Bob" in p.name]
+    summary = report_match(paths[1:], bob_log, out=io.StringIO())
+    assert summary["lineups"][0]["results"]["Bob"]["decisions_corrected"] > 0
+    assert summary["decision_logs"] == [str(bob_log)]
+    assert _cli([paths[1], "--decisions", tmp_path / "nowhere"]) == 1
+    assert "no such folder or decision log" in _one_sentence(capsys.readouterr().err)
+
+
+def test_broken_pipe_exits_quietly(mirrored):
+    """``dealer report LOG | head``: the reader is gone before the report is printed."""
+    _, _, paths = mirrored
+    with subprocess.Popen(
+        [sys.executable, "-m", "dealer.cli", "report", str(paths[0])], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141 and err == ""
+
+
+def test_streamed_decision_logs_give_the_in_memory_values(mirrored):
+    """Decision logs are read as the hands go; a log given twice reads them over again."""
+    folder, _, paths = mirrored
+    files = sorted((folder / "decisions").rglob("*.dlog"))
+    streamed, loaded = stream_decision_logs(files), load_decision_logs(files)
+    for path in paths:
+        match = read_match_log(path)
+        a = evaluate_match(match, streamed)
+        b = evaluate_match(match, loaded)
+        assert np.array_equal(a.aivat, b.aivat) and a.decisions == b.decisions and sum(a.decisions.values()) > 0
+        again = evaluate_match(match, streamed)
+        assert np.array_equal(again.aivat, b.aivat)
+
+
+def test_progress_bar_only_for_slow_reports(monkeypatch, capsys):
+    quick = _DelayedProgress(10, enabled=True)
+    for _ in range(10):
+        quick.advance()
+    quick.close()
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_DelayedProgress, "DELAY", 0.0)
+    slow = _DelayedProgress(10, enabled=True)
+    for _ in range(10):
+        slow.advance()
+    slow.close()
+    err = capsys.readouterr().err
+    assert "dealer report [" in err and "10/10" in err

@@ -1,0 +1,107 @@
+"""``solver experiment subgames|nested`` and ``solver export``: parsers and handlers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from protocol.gamedef import GameDef, load_game
+from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
+from solver.export import export_policy
+from solver.ranges import tabular_game
+from solver.strategies import load_strategy, save_strategy
+
+EXPERIMENT_EPILOG = """examples:
+  solver experiment subgames --quick
+  solver experiment subgames --games small2,large2 --save runs/table1
+  solver experiment nested --quick
+"""
+EXPORT_EPILOG = """examples:
+  solver export artifacts/solver/leduc.nolimit.2p-dcfr-500.strategy --game leduc.nolimit.2p --out leduc.json
+  solver export runs/table1/small2-reach-maxmargin.strategy --game small2 --out small2.json
+"""
+
+
+class CommandError(Exception):
+    """A request these commands cannot carry out (one sentence)."""
+
+
+def load_any_game(name: str) -> GameDef:
+    """A bundled game, an experiment game by short name (``small2``), or a ``.game`` path."""
+    own = GAMES_DIR / f"{name}.game"
+    return load_game(own if own.is_file() else name)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``experiment`` and ``export`` to the ``solver`` command's subparsers."""
+    raw = argparse.RawDescriptionHelpFormatter
+    experiment = sub.add_parser("experiment", help="reproduce the Libratus subgame-solving tables on small games",
+                                epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    which = experiment.add_subparsers(dest="experiment", required=True)
+    subgames = which.add_parser("subgames", help="Table 1: blueprint vs unsafe and safe subgame solving",
+                                epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    subgames.add_argument("--quick", action="store_true", help="the cheap setting the tests run (small game, few iterations)")
+    keys = ",".join(s.key for s in TABLE1)
+    subgames.add_argument("--games", default=None, help=f"comma-separated games to run (default all: {keys})")
+    subgames.add_argument("--save", type=Path, default=None, help="save every combined strategy as DIR/GAME-METHOD.strategy")
+    subgames.set_defaults(handler=run_subgames)
+    nested = which.add_parser("nested", help="Table 2: action translation vs nested unsafe and safe subgame solving",
+                              epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    nested.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny game, few iterations)")
+    nested.set_defaults(handler=run_nested_table)
+    export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
+                            epilog=EXPORT_EPILOG, formatter_class=raw)
+    export.add_argument("strategy", type=Path, help="a strategy artifact (from 'solver solve' or 'experiment --save')")
+    export.add_argument("--game", required=True, help="its game: bundled name, experiment game (small2) or .game file")
+    export.add_argument("--out", type=Path, required=True, help="the JSON file to write")
+    export.set_defaults(handler=run_export)
+
+
+def run_subgames(args: argparse.Namespace) -> int:
+    from solver.experiments.subgames import format_table, run_game
+
+    specs = TABLE1_QUICK if args.quick else TABLE1
+    if args.games:
+        wanted = [g.strip() for g in args.games.split(",") if g.strip()]
+        unknown = [g for g in wanted if g not in {s.key for s in specs}]
+        if unknown:
+            raise CommandError(f"unknown experiment game {unknown[0]!r} (expected one of {', '.join(s.key for s in specs)})")
+        specs = tuple(s for s in specs if s.key in wanted)
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    started = time.perf_counter()
+    blueprints, results = [], []
+    for spec in specs:
+        tg, base, res = run_game(spec, log=lambda line: print(line, flush=True))
+        blueprints.append(base)
+        results.append(res)
+        if args.save:
+            for r in res:
+                save_strategy(args.save / f"{spec.key}-{r.method}.strategy", tg.tree, tg.layout, r.strategy, method=r.method)
+    print(format_table(specs, blueprints, results))
+    print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
+    return 0
+
+
+def run_nested_table(args: argparse.Namespace) -> int:
+    from solver.experiments.nested import NESTED, NESTED_QUICK, format_nested, run_nested
+
+    spec = NESTED_QUICK if args.quick else NESTED
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    started = time.perf_counter()
+    mbb, own, smallest = run_nested(spec, log=lambda line: print(line, flush=True))
+    print(format_nested(spec, mbb, own, smallest))
+    print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    game = load_any_game(args.game)
+    saved = load_strategy(args.strategy, game)
+    if saved.params.get("card_abstraction", "identity") != "identity":
+        raise CommandError(f"{args.strategy} is stored by card bucket; only tabular strategies can be exported")
+    tg = tabular_game(game, saved.tree.abstraction)
+    count = export_policy(args.out, tg, saved.strategy)
+    print(f"wrote {count:,} entries to {args.out}")
+    return 0

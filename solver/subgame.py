@@ -1,0 +1,441 @@
+"""Subgame solving over a public state: the betting and board so far are fixed, both
+players' ranges are given, and the rest of the hand is solved with range-vector DCFR
+(or CFR+) until an exploitability target or a time budget is met.
+
+A :class:`Subgame` is the betting tree of an action abstraction grown from a
+:class:`protocol.rules.State` (``solver.tree.build_tree(root=...)``) with the cards
+enumerated after the known board (``solver.deals.card_space(board=...)``); the solve
+runs the project's one range-vector kernel (:func:`solver.ranges.walk`) for updates,
+evaluation and best response, split over numba threads below the first chance nodes.
+
+Hands: vectors over ``subgame.hands`` (the cards not on the known board, colex order
+of :mod:`solver.deals`).  For hold'em, :meth:`Subgame.from_hole_pairs` and
+:meth:`Subgame.to_hole_pairs` convert from and to :data:`protocol.fasteval.HOLE_PAIRS`
+order (1,326 pairs; blocked pairs get 0).  ``subgame.hand_index(cards)`` finds one hand.
+
+Values: a player's counterfactual value of a hand ``h`` is
+``sum_o reach_opp[o] * E[chips won by h against o]`` over the opponent hands ``o``
+sharing no card with ``h`` or the board, the expectation over later board cards
+(chips of the whole hand, blinds included).  Exploitability is the mean of the two
+players' best-response gains per unit of joint range mass, in % of the pot at the root.
+
+Root hook (for safe-subgame gadgets).  ``solve(..., hook=h)`` calls, on iteration ``t``
+(1-based, alternating updates player 0 then player 1):
+
+1. ``h.root_reach(t, p, ranges[p])`` for p = 0, 1 before the traversals: return a
+   float64 vector (n_hands,) to use as player p's root reach this iteration (e.g. the
+   opponent's range times its gadget probability of entering), or None to keep its range;
+2. after player p's traversal, ``h.entered(t, p, values)`` with p's counterfactual
+   values of entering the subgame per hand (above, weighted by the other player's root
+   reach from step 1), computed against the current (not average) strategies.
+
+Per iteration the hook costs two Python calls; an iteration costs ≥ 1 ms on hold'em
+subgames, so the hook is cheap.  The exploitability the stopping rule measures is that
+of the plain subgame with the given ranges; a gadget that needs another criterion
+should pass ``target_pct=0`` and a time or iteration budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+import numba
+import numpy as np
+
+from protocol.fasteval import NUM_HOLE_PAIRS
+from protocol.rules import Action, State
+from solver.abstraction import ActionAbstraction
+from solver.cfr import DCFR, CFRConfig
+from solver.deals import CardSpace, card_space
+from solver.ranges import (
+    BEST_RESPONSE,
+    EVALUATE,
+    UPDATE,
+    WHOLE,
+    CardArrays,
+    TabularGame,
+    TreeArrays,
+    discounts,
+    kernel_arrays,
+    normalized,
+    split_values,
+    tabular_layout,
+    walk,
+)
+from solver.tree import CHANCE, DECISION, BettingTree, build_tree
+
+
+class SubgameError(ValueError):
+    """A subgame cannot be built or solved from these inputs."""
+
+
+class RootHook(Protocol):
+    """Per-iteration access to the root reaches (see the module docstring)."""
+
+    def root_reach(self, iteration: int, player: int, reach: np.ndarray) -> np.ndarray | None: ...
+
+    def entered(self, iteration: int, player: int, values: np.ndarray) -> None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Subgame:
+    """The tree, cards and layout of one public state's subgame, ready for the kernel."""
+
+    root: State
+    abstraction: ActionAbstraction | None
+    size_scale: float
+    tabular: TabularGame
+    arrays: TreeArrays
+    cards: CardArrays
+    parent: np.ndarray  # (n,) int64 parent node, -1 at the root
+    parent_edge: np.ndarray  # (n,) int64 index of the parent's edge leading here
+
+    @property
+    def tree(self) -> BettingTree:
+        return self.tabular.tree
+
+    @property
+    def space(self) -> CardSpace:
+        return self.tabular.space
+
+    @property
+    def hands(self) -> np.ndarray:
+        """(n_hands, hole cards) the cards of each hand, in range-vector order."""
+        return self.space.hands
+
+    @property
+    def n_hands(self) -> int:
+        return self.space.n_hands
+
+    @property
+    def pot(self) -> int:
+        return self.root.pot
+
+    def size(self) -> tuple[int, int]:
+        """(nodes, infosets): tree nodes, and decision nodes times their (board, hand) rows."""
+        tree, lay = self.tree, self.tabular.layout
+        decisions = np.flatnonzero(tree.kind == DECISION)
+        return tree.n_nodes, int(sum(lay.rows[tree.round[n]] for n in decisions))
+
+    def hand_index(self, cards: Sequence[int]) -> int:
+        """Index of the hand holding ``cards`` (any order).
+
+        Raises:
+            SubgameError: if a card is on the known board or not in the deck.
+        """
+        if not set(cards) <= set(self.space.deck.tolist()):
+            raise SubgameError(f"hand {list(cards)} uses a card on the board or outside this game's deck")
+        return self.space.hand_index(tuple(cards))
+
+    def hole_pair_index(self) -> np.ndarray:
+        """(n_hands,) int64: each hand's row in :data:`protocol.fasteval.HOLE_PAIRS`.
+
+        Raises:
+            SubgameError: unless the game deals two hole cards from the 52-card deck.
+        """
+        g = self.root.game
+        if g.num_hole_cards != 2 or g.deck_size != 52:
+            raise SubgameError("HOLE_PAIRS order exists only for two hole cards from the 52-card deck")
+        lo, hi = self.hands.min(axis=1), self.hands.max(axis=1)
+        return hi * (hi - 1) // 2 + lo
+
+    def from_hole_pairs(self, vector: np.ndarray) -> np.ndarray:
+        """A (1,326,) vector in HOLE_PAIRS order as a vector over this subgame's hands."""
+        vector = np.asarray(vector, np.float64)
+        if vector.shape != (NUM_HOLE_PAIRS,):
+            raise SubgameError(f"a HOLE_PAIRS vector has {NUM_HOLE_PAIRS} entries, got shape {vector.shape}")
+        return vector[self.hole_pair_index()]
+
+    def to_hole_pairs(self, vector: np.ndarray) -> np.ndarray:
+        """A vector over this subgame's hands in HOLE_PAIRS order (0 for pairs touching the board)."""
+        out = np.zeros(NUM_HOLE_PAIRS)
+        out[self.hole_pair_index()] = vector
+        return out
+
+    def node_after(self, actions: Sequence[Action], node: int = 0) -> int:
+        """The node reached from ``node`` by ``actions`` (chance nodes are passed through).
+
+        Raises:
+            SubgameError: naming the first action the tree does not hold there.
+        """
+        tree = self.tree
+        for i, action in enumerate(actions):
+            node = self._skip_chance(node)
+            if tree.kind[node] != DECISION or action not in tree.actions(node):
+                offered = tree.actions(node) if tree.kind[node] == DECISION else []
+                raise SubgameError(
+                    f"action {i + 1} ({action}) is not in the subgame tree at node {node} (offered: {[str(a) for a in offered]})"
+                )
+            node = int(tree.children[tree.child_start[node] + tree.actions(node).index(action)])
+        return self._skip_chance(node)
+
+    def _skip_chance(self, node: int) -> int:
+        while self.tree.kind[node] == CHANCE:
+            node = int(self.tree.children[self.tree.child_start[node]])
+        return node
+
+    def board_index(self, node: int, board: Sequence[int] | None) -> int:
+        """The board index of ``node``'s round given the board cards dealt so far.
+
+        Raises:
+            SubgameError: if the board is missing or does not fit the node's round.
+        """
+        r = int(self.tree.round[node])
+        if self.space.n_boards[r] == 1:
+            return 0
+        if board is None:
+            raise SubgameError(f"node {node} is in round {r + 1}, after cards the subgame deals: pass the board")
+        cards = list(board)[: self.root.game.board_cards_through(r)]
+        try:
+            found, index = self.space.board_index(cards)
+        except ValueError as error:
+            raise SubgameError(str(error)) from None
+        if found != r:
+            raise SubgameError(f"board {cards} has the cards of round {found + 1}, but node {node} is in round {r + 1}")
+        return index
+
+    def path(self, node: int) -> list[tuple[int, int]]:
+        """(node, edge) pairs from the root down to ``node``."""
+        out = []
+        while self.parent[node] >= 0:
+            out.append((int(self.parent[node]), int(self.parent_edge[node])))
+            node = int(self.parent[node])
+        return out[::-1]
+
+
+def build_subgame(root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0) -> Subgame:
+    """The subgame of ``root``: its board (through the root's round) is known.
+
+    Raises:
+        SubgameError: if the root is finished, the game is not two-player, or the
+            board so far is missing from ``root.board``.
+    """
+    game = root.game
+    if game.num_players != 2:
+        raise SubgameError(f"subgame solving needs a two-player game, not {game.num_players} players")
+    if root.finished:
+        raise SubgameError("the subgame root is a finished hand; there is nothing to solve")
+    n_board = game.board_cards_through(root.round)
+    if len(root.board) < n_board:
+        raise SubgameError(f"the root is in round {root.round + 1}, which needs {n_board} board cards, got {len(root.board)}")
+    if not size_scale > 0:
+        raise SubgameError(f"the bet-size scale must be positive, got {size_scale}")
+    tree = build_tree(game, abstraction, root=root, size_scale=size_scale)
+    tabular = tabular_layout(tree, card_space(game, tuple(root.board[:n_board])))
+    arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
+    parent = np.full(tree.n_nodes, -1, np.int64)
+    parent_edge = np.full(tree.n_nodes, -1, np.int64)
+    for node in range(tree.n_nodes):
+        for e in range(tree.child_start[node], tree.child_start[node] + tree.child_count[node]):
+            parent[tree.children[e]] = node
+            parent_edge[tree.children[e]] = e - tree.child_start[node]
+    return Subgame(root, abstraction, size_scale, tabular, arrays, cards, parent, parent_edge)
+
+
+class SubgameResult(NamedTuple):
+    """What a solve returns.
+
+    strategy: the average strategy, tabular layout of ``subgame.tabular.layout``.
+    root_values: (2, n_hands) each player's counterfactual values at the root under it.
+    exploitability_pct: mean best-response gain in % of the root pot (NaN if never measured).
+    """
+
+    strategy: np.ndarray
+    root_values: np.ndarray
+    exploitability_pct: float
+    iterations: int
+    seconds: float
+    memory_bytes: int
+
+
+class SubgameSolver:
+    """DCFR (default) or any :class:`solver.cfr.CFRConfig` on one subgame.
+
+    Args:
+        ranges: (2, n_hands) each player's reach at the root (hands touching the
+            board are zeroed); any non-negative weights.
+        threads: numba threads for the parts below the first chance nodes.
+
+    Raises:
+        SubgameError: if the ranges have the wrong shape or are negative or empty.
+    """
+
+    def __init__(self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1) -> None:
+        ranges = np.array(ranges, dtype=np.float64)
+        if ranges.shape != (2, subgame.n_hands):
+            raise SubgameError(f"ranges must have shape (2, {subgame.n_hands}) over the subgame's hands, got {ranges.shape}")
+        if not np.all(np.isfinite(ranges)) or ranges.min() < 0 or not (ranges.sum(axis=1) > 0).all():
+            raise SubgameError("ranges must be finite, non-negative, and give each player some weight")
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+        self.subgame = subgame
+        self.ranges = ranges  # hands exclude the known board's cards, so no hand is blocked at the root
+        self.config = CFRConfig(*(float(x) for x in config))
+        self.threads = threads
+        size = subgame.tabular.layout.size
+        self.regret = np.zeros(size)
+        self.avg = np.zeros(size)
+        self.iterations = 0
+        self._unused = np.zeros(0)
+
+    # --- running --------------------------------------------------------------------
+
+    def _values(self, trav: int, mode: int, reach: np.ndarray, strategy: np.ndarray, d=(1.0, 1.0, 1.0)) -> np.ndarray:
+        numba.set_num_threads(self.threads)
+        sg = self.subgame
+        return split_values(
+            trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, *d,
+            parallel=self.threads > 1,
+        )
+
+    def iterate(self, count: int = 1, hook: RootHook | None = None) -> None:
+        """Run ``count`` more iterations (alternating updates), calling ``hook`` if given."""
+        for _ in range(count):
+            self.iterations += 1
+            t = self.iterations
+            reach = self.ranges
+            if hook is not None:
+                reach = np.array([_hooked(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
+            d = discounts(t, *self.config)
+            for trav in range(2):
+                values = self._values(trav, UPDATE, reach, self._unused, d)
+                if hook is not None:
+                    hook.entered(t, trav, values)
+
+    def average_strategy(self) -> np.ndarray:
+        """The average strategy (tabular layout; uniform where never reached)."""
+        return normalized(self.subgame.tabular.layout, self.subgame.tree, self.avg)
+
+    def current_strategy(self) -> np.ndarray:
+        """The regret-matching strategy of the next iteration (tabular layout)."""
+        return normalized(self.subgame.tabular.layout, self.subgame.tree, self.regret, positive_part=True)
+
+    def exploitability(self, strategy: np.ndarray | None = None) -> float:
+        """Mean best-response gain against ``strategy`` (default: the average), % of the root pot."""
+        s = self.average_strategy() if strategy is None else strategy
+        gains = [float(self.ranges[p] @ self._values(p, BEST_RESPONSE, self.ranges, s)) for p in range(2)]
+        return 100.0 * sum(gains) / 2 / self.mass() / self.subgame.pot
+
+    def mass(self) -> float:
+        """Joint weight of the compatible (own hand, opponent hand) pairs of the ranges."""
+        return float(self.ranges[0] @ _compatible_mass(self.subgame, self.ranges[1]))
+
+    def memory_bytes(self) -> int:
+        """Bytes of the solver's arrays and the subgame's card and tree arrays."""
+        sg = self.subgame
+        arrays = [self.regret, self.avg, *sg.cards[:-1], *sg.arrays]
+        # An average strategy is normalized into a third array of the same size at each check.
+        return int(sum(a.nbytes for a in arrays) + self.avg.nbytes)
+
+    def solve(
+        self,
+        target_pct: float = 0.1,
+        *,
+        time_limit: float = float("inf"),
+        max_iterations: int = 1_000_000,
+        check_every: int = 10,
+        hook: RootHook | None = None,
+    ) -> SubgameResult:
+        """Iterate until the average strategy's exploitability is at most ``target_pct``
+        (% of the root pot, checked every ``check_every`` iterations), ``time_limit``
+        seconds have passed, or ``max_iterations`` iterations have run in total.
+
+        On a time-out the result holds the average strategy reached so far.
+
+        Raises:
+            SubgameError: if ``check_every`` or ``max_iterations`` is not positive.
+        """
+        if check_every < 1 or max_iterations < 1:
+            raise SubgameError("check_every and max_iterations must be positive")
+        start = time.perf_counter()
+        measured = float("nan")
+        while self.iterations < max_iterations:
+            self.iterate(min(check_every, max_iterations - self.iterations), hook)
+            measured = self.exploitability()
+            if measured <= target_pct or time.perf_counter() - start >= time_limit:
+                break
+        strategy = self.average_strategy()
+        values = np.array([self._values(p, EVALUATE, self.ranges, strategy) for p in range(2)])
+        return SubgameResult(strategy, values, measured, self.iterations, time.perf_counter() - start, self.memory_bytes())
+
+    # --- queries for agents and gadgets ----------------------------------------------
+
+    def strategy_at(self, node: int, hand: int, board: Sequence[int] | None = None, *, average: bool = True) -> np.ndarray:
+        """Action probabilities (actions of ``node``, edge order) of ``hand`` at decision ``node``."""
+        n_a = int(self.subgame.tree.child_count[node])
+        rows = self._rows(node, board)
+        source = self.avg if average else np.maximum(self.regret, 0.0)
+        x = source[rows[0] + hand * n_a : rows[0] + (hand + 1) * n_a]
+        total = x.sum()
+        return x / total if total > 0 else np.full(n_a, 1.0 / n_a)
+
+    def _rows(self, node: int, board: Sequence[int] | None) -> tuple[int, int]:
+        sg = self.subgame
+        if sg.tree.kind[node] != DECISION:
+            raise SubgameError(f"node {node} is not a decision")
+        n_a = int(sg.tree.child_count[node])
+        start = int(sg.tabular.layout.offset[node]) + sg.board_index(node, board) * sg.n_hands * n_a
+        return start, start + sg.n_hands * n_a
+
+    def reach_at(self, node: int, board: Sequence[int] | None = None, strategy: np.ndarray | None = None) -> np.ndarray:
+        """(2, n_hands) both players' reach at ``node`` (root ranges times each one's own
+        action probabilities along the path: Bayes' rule up to normalization), hands
+        touching the board zeroed.  ``strategy`` defaults to the average."""
+        sg = self.subgame
+        s = self.average_strategy() if strategy is None else strategy
+        reach = self.ranges.copy()
+        for parent, edge in sg.path(node):
+            if sg.tree.kind[parent] == DECISION:
+                start, end = self._rows(parent, board)
+                n_a = int(sg.tree.child_count[parent])
+                reach[sg.tree.player[parent]] *= s[start:end].reshape(sg.n_hands, n_a)[:, edge]
+        return reach * _board_mask(sg, node, board)
+
+    def best_response_values(self, node: int, player: int, board: Sequence[int] | None = None) -> np.ndarray:
+        """``player``'s counterfactual best-response values per hand at ``node`` against the
+        other player's average strategy (opponent reach at ``node``, chance included)."""
+        return self._node_values(node, player, board, BEST_RESPONSE)
+
+    def values_at(self, node: int, player: int, board: Sequence[int] | None = None) -> np.ndarray:
+        """``player``'s counterfactual values per hand at ``node`` with both playing the average."""
+        return self._node_values(node, player, board, EVALUATE)
+
+    def _node_values(self, node: int, player: int, board: Sequence[int] | None, mode: int) -> np.ndarray:
+        sg = self.subgame
+        s = self.average_strategy()
+        reach = self.reach_at(node, board, s)
+        for parent, _ in sg.path(node):
+            if sg.tree.kind[parent] == CHANCE:
+                reach[1 - player] *= sg.arrays.deal_factor[parent]
+        b = np.int64(sg.board_index(node, board) if sg.space.n_boards[sg.tree.round[node]] > 1 else 0)
+        n_h = sg.n_hands
+        return walk(
+            np.int64(node), b, np.int64(player), reach[player], reach[1 - player], np.int64(mode), sg.arrays, sg.cards,
+            self.regret, self.avg, s, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+        )
+
+
+def _hooked(reach: np.ndarray | None, default: np.ndarray, player: int) -> np.ndarray:
+    if reach is None:
+        return default
+    reach = np.asarray(reach, np.float64)
+    if reach.shape != default.shape or not np.all(np.isfinite(reach)) or reach.min() < 0:
+        raise SubgameError(f"the root hook returned an invalid reach for player {player}: need {default.shape} non-negative")
+    return reach
+
+
+def _board_mask(sg: Subgame, node: int, board: Sequence[int] | None) -> np.ndarray:
+    r = int(sg.tree.round[node])
+    return sg.space.compat[r][sg.board_index(node, board)].astype(np.float64)
+
+
+def _compatible_mass(sg: Subgame, reach_o: np.ndarray) -> np.ndarray:
+    """Per hand, the opponent weight on hands sharing no card with it."""
+    hands = sg.hands
+    per_card = np.zeros(64)
+    np.add.at(per_card, hands.ravel(), np.repeat(reach_o, hands.shape[1]))
+    k = hands.shape[1]
+    return reach_o.sum() + (k - 1) * reach_o - per_card[hands].sum(axis=1)

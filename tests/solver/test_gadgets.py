@@ -1,0 +1,142 @@
+"""Safe subgame solving: gadget margins, gifts by hand, the in-tree re-solve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from protocol.cards import parse_cards
+from protocol.gamedef import load_game
+from protocol.rules import CALL, ActionType, initial_state, with_cards
+from solver.abstraction import parse_abstraction
+from solver.bestresponse import tabulate_policy
+from solver.blueprint_values import BlueprintValues, subgames_below
+from solver.cfr import CFR_PLUS, CFRSolver
+from solver.experiments import experiment_game
+from solver.experiments.subgames import combined_strategy, subgame_roots
+from solver.gadgets import GadgetError, GadgetHook, hand_weights, make_gadget
+from solver.ranges import tabular_game
+from solver.safe import build_gadget, finite_min, margins
+from solver.subgame import SubgameSolver, build_subgame
+
+
+@pytest.fixture(scope="module")
+def leduc() -> BlueprintValues:
+    """No-limit Leduc with a deliberately poor blueprint (5 CFR+ iterations)."""
+    tg = tabular_game(load_game("leduc.nolimit.2p"), parse_abstraction("1;allin"))
+    solver = CFRSolver(tg, CFR_PLUS)
+    solver.run(5)
+    return BlueprintValues(tg, solver.average_strategy())
+
+
+@pytest.mark.parametrize("method", ["resolve", "maxmargin"])
+def test_resolve_and_maxmargin_keep_every_margin_nonnegative(leduc: BlueprintValues, method: str) -> None:
+    roots = subgame_roots(leduc.game, 1)
+    strategy, smallest, solved = combined_strategy(leduc, roots, 1, method, 400)
+    assert solved == 2 * len(roots) * leduc.game.space.n_boards[1]
+    # Theory: every margin >= 0 at convergence; 400 iterations leave a sliver.
+    assert smallest >= -0.02
+    # The re-solved strategy really differs from the blueprint somewhere.
+    assert np.abs(strategy - leduc.strategy).max() > 0.01
+
+
+def test_margins_of_the_blueprint_itself_are_zero(leduc: BlueprintValues) -> None:
+    root = subgame_roots(leduc.game, 1)[0]
+    gadget = build_gadget(leduc, root, 0, 0, "maxmargin")
+    from solver.safe import SubgameSolution
+
+    m = margins(leduc, SubgameSolution(root, 0, 0, gadget), leduc.strategy)
+    assert np.nanmax(np.abs(m)) < 1e-9
+    assert np.isnan(m[gadget.weight == 0]).all()
+
+
+def test_estimated_maxmargin_uses_the_blueprint_value(leduc: BlueprintValues) -> None:
+    root = subgame_roots(leduc.game, 1)[1]
+    est = build_gadget(leduc, root, 2, 1, "estimated-maxmargin")
+    cbv = build_gadget(leduc, root, 2, 1, "maxmargin")
+    held = est.weight > 0
+    # A best response is never worth less than the blueprint's own play.
+    assert (cbv.alternatives[held] >= est.alternatives[held] - 1e-12).all()
+    assert np.allclose(est.alternatives, leduc.values(root, 2, 0, best=False))
+
+
+def test_unknown_gadget_is_refused() -> None:
+    with pytest.raises(GadgetError, match="unknown gadget 'safe'"):
+        make_gadget("safe", np.zeros(2), np.zeros(2), np.zeros(2))
+
+
+def _kuhn_node(tg, betting: str) -> int:
+    return next(n for n, s in enumerate(tg.tree.states) if s.betting == betting and not s.finished)
+
+
+def test_gifts_match_a_hand_computation_in_kuhn() -> None:
+    """Player 2's blueprint folds to every bet and bets after every check.
+
+    Player 1 (the opponent of the re-solver, player 2) checks into the subgame at
+    "c".  Counterfactual best-response values of player 1 at its first decision, per
+    card (each of the 2 opposing cards has probability 1/6 with the card):
+    J: bet 2/6 (player 2 folds), check -2/6 (folds to the bet)  -> gift 4/6
+    Q: bet 2/6, check 0 (calls the bet: +2 vs J, -2 vs K)       -> gift 2/6
+    K: bet 2/6, check 4/6                                       -> gift 0
+    """
+    tg = tabular_game(load_game("kuhn.limit.2p"))
+
+    def policy(state, actions):
+        if state.current_player == 0:
+            return [1 / len(actions)] * len(actions)
+        facing_bet = ActionType.FOLD in [a.kind for a in actions]
+        want = ActionType.FOLD if facing_bet else ActionType.RAISE
+        return [1.0 if a.kind == want else 0.0 for a in actions]
+
+    bv = BlueprintValues(tg, tabulate_policy(tg, policy))
+    node = _kuhn_node(tg, "c")
+    ranks = [int(h[0]) // 4 for h in tg.space.hands]  # the deck's three ranks, low to high
+    expected = dict(zip(sorted(ranks), (4 / 6, 2 / 6, 0.0)))
+    gifts = bv.gifts(node, 0, 0, form="exact")
+    assert np.allclose(gifts, [expected[r] for r in ranks])
+    # Lower-bound form: no action at the root ends the hand, so no gift is certain.
+    assert np.allclose(bv.gifts(node, 0, 0, form="lower-bound"), 0.0)
+    # Split: "c" leads to one subgame ("c" itself), so splitting changes nothing...
+    split = subgames_below(bv, [node], 0)
+    assert np.allclose(bv.gifts(node, 0, 0, form="exact", split=split), gifts)
+    # ...but over both of player 2's decision points after the check and the bet,
+    # the check's gift is shared by one subgame and halved when counted twice.
+    split2 = subgames_below(bv, [node, _kuhn_node(tg, "cr")], 0)
+    assert np.allclose(bv.gifts(node, 0, 0, form="exact", split=split2), gifts / 2)
+    # Reach-Maxmargin raises the alternative by exactly the gifts.
+    reach = build_gadget(bv, node, 0, 1, "reach-maxmargin", gift_form="exact", split=None)
+    plain = build_gadget(bv, node, 0, 1, "maxmargin")
+    assert np.allclose(reach.alternatives - plain.alternatives, gifts)
+
+
+def test_estimated_and_unsafe_margins_are_reported(leduc: BlueprintValues) -> None:
+    roots = subgame_roots(leduc.game, 1)
+    _, smallest, _ = combined_strategy(leduc, roots[:1], 1, "estimated-maxmargin", 50)
+    assert np.isfinite(smallest)
+    _, unsafe_margin, solved = combined_strategy(leduc, roots[:1], 1, "unsafe", 50)
+    assert np.isnan(unsafe_margin) and solved > 0
+    assert finite_min(np.array([np.nan, 2.0, -1.0])) == -1.0
+
+
+@pytest.mark.parametrize("method", ["resolve", "maxmargin"])
+def test_gadget_hook_on_the_subgame_solver_keeps_margins_nonnegative(method: str) -> None:
+    """The last round of the quick experiment game: the 'blueprint' is uniform play, so the
+    alternatives are the opponent's best-response values against uniform."""
+    state = initial_state(experiment_game("quick2")).apply(CALL).apply(CALL)
+    sg = build_subgame(with_cards(state, ((), ()), parse_cards("AsKh")), parse_abstraction("1;allin"))
+    rng = np.random.default_rng(5)
+    ranges = rng.random((2, sg.n_hands))
+    opponent = 0
+    uniform = SubgameSolver(sg, ranges)
+    alternatives = uniform.best_response_values(0, opponent)
+    weight = hand_weights(sg.hands, ranges[1 - opponent])
+    gadget = make_gadget(method, alternatives, weight, ranges[opponent])
+    solver = SubgameSolver(sg, ranges)
+    hook = GadgetHook(gadget, opponent)
+    solver.solve(0.0, max_iterations=600, check_every=600, hook=hook)
+    m = gadget.margins(solver.best_response_values(0, opponent))
+    assert np.nanmin(m) >= -0.02
+    # The unsafe gadget is the plain solve: the hook hands back the range itself.
+    unsafe = GadgetHook(make_gadget("unsafe", alternatives, weight, ranges[opponent]), opponent)
+    assert np.allclose(unsafe.root_reach(1, opponent, ranges[opponent]), ranges[opponent])
+    assert unsafe.root_reach(1, 1 - opponent, ranges[1 - opponent]) is None

@@ -1,0 +1,200 @@
+"""Subgame solving over a public state: agreement with the full-game solver and exact
+best response, convergence, card removal, threads, time budget and the root hook."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from protocol.cards import parse_cards
+from protocol.fasteval import HOLE_PAIRS
+from protocol.gamedef import load_game, parse_gamedef
+from protocol.rules import CALL, initial_state, raise_to, with_cards
+from solver.abstraction import parse_abstraction
+from solver.bestresponse import exploitability
+from solver.cfr import DCFR, CFRSolver
+from solver.ranges import tabular_game
+from solver.subgame import SubgameError, SubgameSolver, build_subgame
+from solver.tree import DECISION
+
+LEDUC_NL = load_game("leduc.nolimit.2p")
+ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")
+#: Two hole cards from an 8-card deck, no-limit: two-card card removal in subgames.
+TINY_NL = parse_gamedef(
+    """GAMEDEF
+nolimit
+numPlayers = 2
+numRounds = 2
+stack = 20 20
+blind = 2 1
+firstPlayer = 2 1
+numSuits = 2
+numRanks = 4
+numHoleCards = 2
+numBoardCards = 0 1
+END GAMEDEF
+""",
+    source="tiny-nolimit",
+)
+
+
+def test_whole_game_as_a_subgame_matches_the_full_game_solver_and_best_response():
+    full = tabular_game(LEDUC_NL, ABSTRACTION)
+    sg = build_subgame(initial_state(LEDUC_NL), ABSTRACTION)
+    assert sg.tabular.layout.size == full.layout.size  # same tree and hand order as the full game
+    solver = SubgameSolver(sg, np.ones((2, sg.n_hands)), DCFR)
+    reference = CFRSolver(full, DCFR)
+    solver.iterate(20)
+    reference.run(20)
+    # Same iterations; only 20, as rounding differences grow chaotically over hundreds.
+    np.testing.assert_allclose(solver.average_strategy(), reference.average_strategy(), atol=1e-9)
+    result = solver.solve(0.0, max_iterations=300, check_every=100)
+    exact = exploitability(full, result.strategy)
+    # The subgame weighs every hand pair 1; the full game weighs each by its probability.
+    scale = full.space.hand_probability()
+    assert exact.nash_conv == pytest.approx(2 * result.exploitability_pct / 100 * sg.pot * solver.mass() * scale, rel=1e-9)
+    for p in range(2):
+        assert result.root_values[p].sum() * scale == pytest.approx(exact.values[p], abs=1e-9)
+    assert result.exploitability_pct < 0.5
+
+
+@pytest.fixture(scope="module")
+def second_round():
+    """No-limit Leduc after check-check, king on board, with random ranges."""
+    root = initial_state(LEDUC_NL).apply(CALL).apply(CALL)
+    root = with_cards(root, ((), ()), parse_cards("Ks"))
+    sg = build_subgame(root, parse_abstraction("0.5,1;allin"))
+    ranges = np.random.default_rng(3).uniform(0.1, 1.0, (2, sg.n_hands))
+    return sg, ranges
+
+
+def test_second_round_subgame_converges_and_strategies_are_distributions(second_round):
+    sg, ranges = second_round
+    assert sg.n_hands == 5  # the king of spades is on the board
+    solver = SubgameSolver(sg, ranges)
+    first = solver.solve(100.0, max_iterations=10)
+    result = solver.solve(0.01, max_iterations=5000, check_every=50)
+    assert result.exploitability_pct <= 0.01 < first.exploitability_pct
+    tree, lay = sg.tree, sg.tabular.layout
+    for node in np.flatnonzero(tree.kind == DECISION):
+        n_a = int(tree.child_count[node])
+        rows = result.strategy[lay.offset[node] : lay.offset[node] + lay.rows[tree.round[node]] * n_a].reshape(-1, n_a)
+        np.testing.assert_allclose(rows.sum(axis=1), 1.0)
+    # Zero-sum: the two players' root values add up to nothing.
+    assert ranges[0] @ result.root_values[0] + ranges[1] @ result.root_values[1] == pytest.approx(0, abs=1e-9)
+
+
+def test_card_removal_in_two_card_hands():
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin"))
+    solver = SubgameSolver(sg, np.ones((2, sg.n_hands)))
+    solver.solve(0.0, max_iterations=50)
+    node = sg.node_after([CALL, CALL])  # the next round is dealt before this node
+    board = [int(sg.space.deck[0])]
+    blocked = np.array([board[0] in h for h in sg.hands.tolist()])
+    reach = solver.reach_at(node, board)
+    assert blocked.any() and (reach[:, blocked] == 0).all() and (reach[:, ~blocked] > 0).all()
+    for player in range(2):
+        assert (solver.best_response_values(node, player, board)[blocked] == 0).all()
+        assert (solver.values_at(node, player, board)[blocked] == 0).all()
+    with pytest.raises(SubgameError, match="pass the board"):
+        solver.reach_at(node)
+
+
+def test_two_threads_give_the_single_thread_result():
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
+    ranges = np.random.default_rng(5).uniform(0, 1, (2, sg.n_hands))
+    one, two = SubgameSolver(sg, ranges, threads=1), SubgameSolver(sg, ranges, threads=2)
+    assert len(sg.arrays.frontier_nodes) > 1
+    one.iterate(20)
+    two.iterate(20)
+    np.testing.assert_allclose(two.regret, one.regret, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(two.avg, one.avg, rtol=1e-9, atol=1e-12)
+    assert two.exploitability() == pytest.approx(one.exploitability(), rel=1e-9)
+
+
+def test_time_budget_stops_early_with_the_average_so_far(second_round):
+    sg, ranges = second_round
+    solver = SubgameSolver(sg, ranges)
+    result = solver.solve(0.0, time_limit=0.0, check_every=7)
+    assert result.iterations == 7
+    np.testing.assert_array_equal(result.strategy, solver.average_strategy())
+    assert result.exploitability_pct == pytest.approx(solver.exploitability())
+    assert result.seconds >= 0 and result.memory_bytes >= 2 * solver.avg.nbytes
+
+
+class HalveOpponent:
+    """Plays player 1 at half its range and records what the solver reports."""
+
+    def __init__(self):
+        self.calls = []
+
+    def root_reach(self, iteration, player, reach):
+        return reach * 0.5 if player == 1 else None
+
+    def entered(self, iteration, player, values):
+        self.calls.append((iteration, player, values.copy()))
+
+
+def test_root_hook_replaces_the_opponent_reach(second_round):
+    sg, ranges = second_round
+    hook = HalveOpponent()
+    hooked, plain = SubgameSolver(sg, ranges), SubgameSolver(sg, ranges)
+    hooked.iterate(3, hook)
+    assert [(t, p) for t, p, _ in hook.calls] == [(1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)]
+    # Iteration 1 plays uniform strategies: player 0's values are linear in player 1's reach.
+    plain_values = plain._values(0, 0, plain.ranges, plain._unused, (1.0, 1.0, 1.0))
+    np.testing.assert_allclose(hook.calls[0][2], 0.5 * plain_values)
+    # Player 1's average strategy is accumulated with its hooked reach (halved).
+    p1 = SubgameSolver(sg, ranges)
+    p1.iterate(1)
+    hooked1 = SubgameSolver(sg, ranges)
+    hooked1.iterate(1, HalveOpponent())
+    first_p1 = next(n for n in np.flatnonzero(sg.tree.kind == DECISION) if sg.tree.player[n] == 1)
+    start = sg.tabular.layout.offset[first_p1]
+    np.testing.assert_allclose(hooked1.avg[start : start + 10], 0.5 * p1.avg[start : start + 10])
+
+    class Bad(HalveOpponent):
+        def root_reach(self, iteration, player, reach):
+            return -reach
+
+    with pytest.raises(SubgameError, match="invalid reach for player 0"):
+        SubgameSolver(sg, ranges).iterate(1, Bad())
+
+
+def test_walking_the_hand_forward(second_round):
+    sg, ranges = second_round
+    solver = SubgameSolver(sg, ranges)
+    solver.solve(0.1, max_iterations=500)
+    bet = sg.tree.actions(0)[2]
+    node = sg.node_after([bet])
+    assert sg.tree.states[node] == sg.root.apply(bet)
+    hand = sg.hand_index(parse_cards("Ah"))
+    probs = solver.strategy_at(0, hand)
+    assert probs.sum() == pytest.approx(1.0) and probs.shape == (len(sg.tree.actions(0)),)
+    # Bayes: player 0's range after the bet is its range times its probability of betting.
+    reach = solver.reach_at(node)
+    assert reach[0, hand] == pytest.approx(ranges[0, hand] * probs[2])
+    np.testing.assert_allclose(reach[1], ranges[1])
+    with pytest.raises(SubgameError, match="not in the subgame tree"):
+        sg.node_after([raise_to(999)])
+
+
+def test_holdem_river_hand_order_and_hole_pair_conversion():
+    game = parse_gamedef(
+        "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = 450 450\nblind = 50 50\nfirstPlayer = 2 1 1 1\n"
+        "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+    )
+    state = initial_state(game)
+    for _ in range(6):
+        state = state.apply(CALL)
+    board = parse_cards("QsJh2h8d3c")
+    sg = build_subgame(with_cards(state, ((), ()), board), parse_abstraction("1;allin"))
+    assert sg.n_hands == 1081
+    index = sg.hole_pair_index()
+    np.testing.assert_array_equal(np.sort(HOLE_PAIRS[index], axis=1), np.sort(sg.hands, axis=1))
+    vector = np.arange(1326, dtype=float)
+    back = sg.to_hole_pairs(sg.from_hole_pairs(vector))
+    touches = np.isin(HOLE_PAIRS, board).any(axis=1)
+    assert (back[touches] == 0).all() and (back[~touches] == vector[~touches]).all()
+    with pytest.raises(SubgameError, match="needs 5 board cards"):
+        build_subgame(state, parse_abstraction("1;allin"))
