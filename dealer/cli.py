@@ -212,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     from dealer.run import add_run_parser
 
     add_run_parser(sub)
+    from dealer.tournament import add_tournament_parser
+
+    add_tournament_parser(sub)
     _add_serve(sub)
     _add_bot(sub)
     _add_report(sub)

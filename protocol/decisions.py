@@ -301,3 +301,4 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
                 )
 
     return header, decisions()
+
