@@ -24,19 +24,23 @@ call, then raises from small to large.  Pot-fraction raises are sized as everywh
 this project (:meth:`solver.abstraction.ActionAbstraction.raise_sizes`: a fraction of
 the pot after calling, clamped to the legal range).
 
-Equity here is exact for games :mod:`solver.deals` can enumerate (Leduc, Kuhn): every
-board completion is enumerated.  Hold'em equity (``protocol.fasteval``) is not built yet.
+Equity: :class:`TabularEquity` is exact for games :mod:`solver.deals` can enumerate
+(Leduc, Kuhn); :class:`HoldemEquity` ranks the 1,326 hole pairs with
+``protocol.fasteval`` and is exact on the turn and river, sampled before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import combinations
+from math import comb
 from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
+from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
 from solver.abstraction import ActionAbstraction
@@ -131,6 +135,45 @@ class TabularEquity:
 
 
 Equity = Callable[[tuple[int, ...], tuple[int, ...], np.ndarray], float]
+
+
+class HoldemEquity:
+    """Equity of a hold'em hand against weights over ``protocol.fasteval.HOLE_PAIRS``.
+
+    Exact over every board completion when there are at most ``max_boards`` of them (the
+    river: one board; the turn: 46 rivers), otherwise the mean over ``samples``
+    completions drawn uniformly from the cards LBR cannot see (seeded), each weighting
+    only the opponent hands it does not clash with.
+
+    Args:
+        max_boards: enumerate completions up to this many (default: turn and river).
+        samples: completions drawn on earlier rounds.
+        seed: seeds the sampling.
+    """
+
+    def __init__(self, max_boards: int = 46, samples: int = 200, seed: int = 0) -> None:
+        self.max_boards, self.samples = max_boards, samples
+        self.rng = np.random.default_rng(seed)
+        self.hands = HOLE_PAIRS
+
+    def __call__(self, hand: tuple[int, ...], board: tuple[int, ...], weights: np.ndarray) -> float:
+        """LBR's probability of winning (ties half); 0 if no weight is left."""
+        unseen = np.setdiff1d(np.arange(NUM_CARDS), np.array(hand + board, np.int64))
+        missing = 5 - len(board)
+        if comb(len(unseen), missing) <= self.max_boards:
+            completions = [tuple(c) for c in combinations(unseen.tolist(), missing)]
+        else:
+            completions = [tuple(self.rng.choice(unseen, missing, replace=False).tolist()) for _ in range(self.samples)]
+        w = np.where(_clash(HOLE_PAIRS, hand), 0.0, weights)
+        won = total = 0.0
+        for rest in completions:
+            full = board + rest
+            ranks = rank_range(full)
+            mine = fast_rank_hand(hand + full)
+            live = w * (ranks > 0)  # rank 0: the pair shares a card with the board
+            won += float(live @ ((mine > ranks) + 0.5 * (mine == ranks)))
+            total += float(live.sum())
+        return won / total if total > 0 else 0.0
 
 
 class LocalBestResponse:

@@ -3,11 +3,14 @@ where its check-down assumption holds, and a sampled match agreeing with the exa
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
 from agent.lbr import (
     FIFTY_SIX,
+    HoldemEquity,
     LocalBestResponse,
     OffTreeError,
     TabularEquity,
@@ -17,7 +20,9 @@ from agent.lbr import (
     summarize,
     tabular_policy,
 )
+from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
+from protocol.handrank import rank_hand
 from protocol.rules import CALL, initial_state, raise_to
 from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
@@ -122,3 +127,40 @@ def test_off_tree_betting_is_refused(strategies):
     policy = tabular_policy(TG, strategies["uniform"])
     with pytest.raises(OffTreeError, match="not in the policy's tree"):
         policy(initial_state(GAME).apply(raise_to(250)))
+
+
+def _brute_equity(hand: tuple[int, ...], board: tuple[int, ...], range_hands: list[tuple[int, int]]) -> float:
+    """Equity by ranking every (opponent hand, completion) with the slow reference evaluator."""
+    unseen = [c for c in range(52) if c not in hand + board]
+    won = total = 0.0
+    for rest in combinations(unseen, 5 - len(board)):
+        full = board + rest
+        mine = rank_hand(hand + full)
+        for opp in range_hands:
+            if set(opp) & set(full):
+                continue
+            theirs = rank_hand(opp + full)
+            won += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            total += 1
+    return won / total
+
+
+@pytest.mark.parametrize("board", [(0, 9, 18, 27, 36), (0, 9, 18, 27)])
+def test_holdem_equity_is_exact_on_the_turn_and_river(board):
+    hand, range_hands = (50, 51), [(1, 2), (4, 5), (27, 30), (44, 48)]
+    weights = np.zeros(len(HOLE_PAIRS))
+    for opp in range_hands:
+        weights[_pair_index(opp)] = 1.0
+    assert HoldemEquity()(hand, board, weights) == pytest.approx(_brute_equity(hand, board, range_hands))
+
+
+def _pair_index(pair: tuple[int, int]) -> int:
+    return HOLE_PAIRS.tolist().index(sorted(pair))
+
+
+def test_holdem_equity_is_sampled_preflop():
+    """Two aces against a uniformly random hand win about 85% (85.2% exactly)."""
+    aces = (48, 49)  # two cards of the top rank in the 4·rank + suit encoding
+    assert rank_hand(aces) > rank_hand((44, 45))
+    equity = HoldemEquity(samples=400, seed=3)(aces, (), np.ones(len(HOLE_PAIRS)))
+    assert equity == pytest.approx(0.852, abs=0.03)
