@@ -155,25 +155,39 @@ class HoldemEquity:
         self.max_boards, self.samples = max_boards, samples
         self.rng = np.random.default_rng(seed)
         self.hands = HOLE_PAIRS
+        self._cached: tuple[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray, np.ndarray] | None = None
 
-    def __call__(self, hand: tuple[int, ...], board: tuple[int, ...], weights: np.ndarray) -> float:
-        """LBR's probability of winning (ties half); 0 if no weight is left."""
+    def outcomes(self, hand: tuple[int, ...], board: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Per opponent pair: (wins + ties/2, completions it is live in) over the completions.
+
+        The last answer is kept, so one decision's candidates (call and every bet) share
+        the completions and pay for them once.
+        """
+        if self._cached is not None and self._cached[0] == (hand, board):
+            return self._cached[1], self._cached[2]
         unseen = np.setdiff1d(np.arange(NUM_CARDS), np.array(hand + board, np.int64))
         missing = 5 - len(board)
         if comb(len(unseen), missing) <= self.max_boards:
             completions = [tuple(c) for c in combinations(unseen.tolist(), missing)]
         else:
             completions = [tuple(self.rng.choice(unseen, missing, replace=False).tolist()) for _ in range(self.samples)]
-        w = np.where(_clash(HOLE_PAIRS, hand), 0.0, weights)
-        won = total = 0.0
+        won, live = np.zeros(len(HOLE_PAIRS)), np.zeros(len(HOLE_PAIRS))
+        blocked = _clash(HOLE_PAIRS, hand)
         for rest in completions:
             full = board + rest
             ranks = rank_range(full)
             mine = fast_rank_hand(hand + full)
-            live = w * (ranks > 0)  # rank 0: the pair shares a card with the board
-            won += float(live @ ((mine > ranks) + 0.5 * (mine == ranks)))
-            total += float(live.sum())
-        return won / total if total > 0 else 0.0
+            alive = (ranks > 0) & ~blocked  # rank 0: the pair shares a card with the board
+            won += alive * ((mine > ranks) + 0.5 * (mine == ranks))
+            live += alive
+        self._cached = ((hand, board), won, live)
+        return won, live
+
+    def __call__(self, hand: tuple[int, ...], board: tuple[int, ...], weights: np.ndarray) -> float:
+        """LBR's probability of winning (ties half); 0 if no weight is left."""
+        won, live = self.outcomes(hand, board)
+        total = float(weights @ live)
+        return float(weights @ won) / total if total > 0 else 0.0
 
 
 class LocalBestResponse:
