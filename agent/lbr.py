@@ -1,0 +1,398 @@
+"""Local best response (Lisý & Bowling 2017): a lower bound on how exploitable a policy is.
+
+LBR plays against a *full-range policy*: a function of the public state returning the
+action probabilities of the player to act for every private hand it could hold.  LBR
+keeps that player's range exactly (Bayes' rule over those probabilities, card removal
+for its own cards and the board) and, at each of its decisions, picks among a fixed
+action set the action of largest value assuming both players only check/call
+afterwards to the showdown.
+
+Pot convention (the paper's): values are chips won relative to folding now, so chips
+already committed are sunk.  ``pot`` is every chip committed so far by both players
+(``State.pot``, the opponent's outstanding bet included), ``to_call`` the chips LBR
+must add to call and ``bet`` the chips a raise adds beyond the call (raise-to minus the
+largest commitment, i.e. what the opponent must then call):
+
+    fold = 0;  call = wp·pot − (1 − wp)·to_call;
+    bet  = fp·pot + (1 − fp)·(wp′·(pot + bet) − (1 − wp′)·(to_call + bet)),
+
+with ``wp`` LBR's equity (ties count half) against the range, ``fp`` the range-weighted
+probability that the policy folds to the bet (read from the policy at the state after
+the bet) and ``wp′`` the equity against the range that does not fold.  A non-fold
+answer is treated as a call.  Ties between values go to the earlier action of fold,
+call, then raises from small to large.  Pot-fraction raises are sized as everywhere in
+this project (:meth:`solver.abstraction.ActionAbstraction.raise_sizes`: a fraction of
+the pot after calling, clamped to the legal range).
+
+Equity: :class:`TabularEquity` is exact for games :mod:`solver.deals` can enumerate
+(Leduc, Kuhn); :class:`HoldemEquity` ranks the 1,326 hole pairs with
+``protocol.fasteval`` and is exact on the turn and river, sampled before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
+from protocol.gamedef import GameDef
+from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
+from solver.abstraction import ActionAbstraction
+from solver.bestresponse import check_strategy
+from solver.deals import CardSpace
+from solver.ranges import TabularGame
+from solver.tree import DECISION, pot_shares
+
+#: policy(public state) -> (actions, probabilities (n_hands, n_actions)) for the player to act.
+RangePolicy = Callable[[State], tuple[list[Action], np.ndarray]]
+
+
+class OffTreeError(ValueError):
+    """The tabular policy has no node for this betting sequence."""
+
+
+@dataclass(frozen=True)
+class LBRSetting:
+    """LBR's action set per round: ``None`` = always check/call, else an abstraction for its raises.
+
+    ``bets[r]`` is ``None`` on check/call rounds; on deciding rounds it is a tuple of pot
+    fractions (possibly empty: fold/call only) and ``all_in`` adds the all-in raise there.
+    """
+
+    name: str
+    bets: tuple[tuple[float, ...] | None, ...]
+    all_in: tuple[bool, ...]
+
+    def raises(self, state: State) -> list[int]:
+        """LBR's raise-to amounts in ``state`` (legal, ascending, distinct)."""
+        fractions, all_in = self.bets[state.round], self.all_in[state.round]
+        if fractions is None or state.raise_bounds() is None or not (fractions or all_in):
+            return []
+        if not fractions:
+            return [state.raise_bounds()[1]]  # type: ignore[index]
+        return ActionAbstraction(pot_fractions=(fractions,), all_in=all_in).raise_sizes(state)
+
+
+#: The paper's 56 pot fractions 0.05·1.15^k, k = 0…55.
+FIFTY_SIX = tuple(0.05 * 1.15**k for k in range(56))
+
+
+def lbr_setting(name: str, num_rounds: int) -> LBRSetting:
+    """A named action-set preset of the paper for a game of ``num_rounds`` rounds.
+
+    ``fc``: fold/call on every round.  ``fcpa``: check/call on every round but the last
+    two (hold'em: preflop, flop), then fold/call/pot/all-in.  ``56``: check/call, then
+    fold/call, the 56 pot fractions and all-in on the last two rounds.  Games with two
+    rounds or fewer (Leduc) therefore decide on every round in ``fcpa`` and ``56``.
+
+    Raises:
+        ValueError: for an unknown name.
+    """
+    late = max(num_rounds - 2, 0)
+    if name == "fc":
+        return LBRSetting(name, ((),) * num_rounds, (False,) * num_rounds)
+    table = {"fcpa": (1.0,), "56": FIFTY_SIX}
+    if name not in table:
+        raise ValueError(f"unknown LBR setting {name!r}; choose one of fc, fcpa, 56")
+    bets = tuple(None if r < late else table[name] for r in range(num_rounds))
+    return LBRSetting(name, bets, tuple(r >= late for r in range(num_rounds)))
+
+
+def _clash(hands: np.ndarray, cards: tuple[int, ...] | np.ndarray) -> np.ndarray:
+    """(n_hands,) bool: hands sharing a card with ``cards``."""
+    return np.isin(hands, np.asarray(cards, np.int64)).any(axis=1)
+
+
+class TabularEquity:
+    """Exact equity of one hand against a range by enumerating board completions."""
+
+    def __init__(self, space: CardSpace) -> None:
+        self.space = space
+        self.last = space.game.num_rounds - 1
+
+    def __call__(self, hand: tuple[int, ...], board: tuple[int, ...], weights: np.ndarray) -> float:
+        """LBR's probability of winning (ties half) against ``weights`` over ``space.hands``.
+
+        Weights on hands clashing with ``hand`` or ``board`` are ignored; 0 if none is left.
+        """
+        space = self.space
+        r, b = space.board_index(board)
+        width = space.extensions(r, self.last)
+        ranks = space.final_rank[b * width : (b + 1) * width]  # boards extending ``board``
+        mine = ranks[:, space.hand_index(hand)]
+        w = np.where(_clash(space.hands, hand), 0.0, weights)[None, :] * ((ranks >= 0) & (mine >= 0)[:, None])
+        total = w.sum()
+        if total <= 0:
+            return 0.0
+        score = (mine[:, None] > ranks) + 0.5 * (mine[:, None] == ranks)
+        return float((w * score).sum() / total)
+
+
+Equity = Callable[[tuple[int, ...], tuple[int, ...], np.ndarray], float]
+
+
+class HoldemEquity:
+    """Equity of a hold'em hand against weights over ``protocol.fasteval.HOLE_PAIRS``.
+
+    Exact over every board completion when there are at most ``max_boards`` of them (the
+    river: one board; the turn: 46 rivers), otherwise the mean over ``samples``
+    completions drawn uniformly from the cards LBR cannot see (seeded), each weighting
+    only the opponent hands it does not clash with.
+
+    Args:
+        max_boards: enumerate completions up to this many (default: turn and river).
+        samples: completions drawn on earlier rounds.
+        seed: seeds the sampling.
+    """
+
+    def __init__(self, max_boards: int = 46, samples: int = 200, seed: int = 0) -> None:
+        self.max_boards, self.samples = max_boards, samples
+        self.rng = np.random.default_rng(seed)
+        self.hands = HOLE_PAIRS
+        self._cached: tuple[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray, np.ndarray] | None = None
+
+    def outcomes(self, hand: tuple[int, ...], board: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Per opponent pair: (wins + ties/2, completions it is live in) over the completions.
+
+        The last answer is kept, so one decision's candidates (call and every bet) share
+        the completions and pay for them once.
+        """
+        if self._cached is not None and self._cached[0] == (hand, board):
+            return self._cached[1], self._cached[2]
+        unseen = np.setdiff1d(np.arange(NUM_CARDS), np.array(hand + board, np.int64))
+        missing = 5 - len(board)
+        if comb(len(unseen), missing) <= self.max_boards:
+            completions = [tuple(c) for c in combinations(unseen.tolist(), missing)]
+        else:
+            completions = [tuple(self.rng.choice(unseen, missing, replace=False).tolist()) for _ in range(self.samples)]
+        won, live = np.zeros(len(HOLE_PAIRS)), np.zeros(len(HOLE_PAIRS))
+        blocked = _clash(HOLE_PAIRS, hand)
+        for rest in completions:
+            full = board + rest
+            ranks = rank_range(full)
+            mine = fast_rank_hand(hand + full)
+            alive = (ranks > 0) & ~blocked  # rank 0: the pair shares a card with the board
+            won += alive * ((mine > ranks) + 0.5 * (mine == ranks))
+            live += alive
+        self._cached = ((hand, board), won, live)
+        return won, live
+
+    def __call__(self, hand: tuple[int, ...], board: tuple[int, ...], weights: np.ndarray) -> float:
+        """LBR's probability of winning (ties half); 0 if no weight is left."""
+        won, live = self.outcomes(hand, board)
+        total = float(weights @ live)
+        return float(weights @ won) / total if total > 0 else 0.0
+
+
+class LocalBestResponse:
+    """LBR's decision rule against a full-range policy (see the module docstring).
+
+    Args:
+        game: a two-player no-limit game.
+        hands: (n_hands, k) cards of the private hands the policy's rows refer to.
+        policy: the full-range policy.
+        equity: equity of LBR's hand against weights over ``hands``.
+        setting: the action set (:func:`lbr_setting`).
+    """
+
+    def __init__(self, game: GameDef, hands: np.ndarray, policy: RangePolicy, equity: Equity, setting: LBRSetting) -> None:
+        if game.num_players != 2 or not game.is_nolimit:
+            raise ValueError("LBR needs a two-player no-limit game")
+        if len(setting.bets) != game.num_rounds:
+            raise ValueError(f"the LBR setting has {len(setting.bets)} rounds, the game {game.num_rounds}")
+        self.game, self.hands, self.policy, self.equity, self.setting = game, hands, policy, equity, setting
+
+    def initial_range(self, hand: tuple[int, ...]) -> np.ndarray:
+        """The opponent's range before any action: every hand avoiding LBR's cards."""
+        return (~_clash(self.hands, hand)).astype(np.float64)
+
+    def deal(self, weights: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
+        """The range after board cards ``board`` are seen (card removal)."""
+        return np.where(_clash(self.hands, board), 0.0, weights)
+
+    def observe(self, public: State, action: Action, weights: np.ndarray) -> np.ndarray:
+        """The range after the policy's ``action`` at ``public`` (Bayes' rule, unnormalized)."""
+        actions, probs = self.policy(public)
+        return weights * probs[:, actions.index(action)]
+
+    def values(self, public: State, hand: tuple[int, ...], weights: np.ndarray) -> list[tuple[Action, float]]:
+        """Every candidate action at LBR's decision ``public`` with its check-down value."""
+        pot, to_call = public.pot, public.amount_to_call()
+        wp = self.equity(hand, public.board, weights)
+        out = [(FOLD, 0.0)] if public.can_fold() else []
+        out.append((CALL, wp * pot - (1 - wp) * to_call))
+        total = weights.sum()
+        for size in self.setting.raises(public):
+            actions, probs = self.policy(public.apply(raise_to(size)))
+            fold = probs[:, actions.index(FOLD)] if FOLD in actions else np.zeros(len(weights))
+            fp = float(weights @ fold / total) if total > 0 else 0.0
+            wp2 = self.equity(hand, public.board, weights * (1 - fold))
+            bet = size - public.max_spent
+            out.append((raise_to(size), fp * pot + (1 - fp) * (wp2 * (pot + bet) - (1 - wp2) * (to_call + bet))))
+        return out
+
+    def act(self, public: State, hand: tuple[int, ...], weights: np.ndarray) -> Action:
+        """LBR's action: check/call on check/call rounds, else the best-valued candidate."""
+        if self.setting.bets[public.round] is None:
+            return CALL
+        candidates = self.values(public, hand, weights)
+        return max(candidates, key=lambda c: c[1])[0]  # max keeps the first of equal values
+
+
+def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
+    """A full-range policy reading a tabular strategy (``TabularGame`` layout) over ``tg.space.hands``.
+
+    Raises:
+        ValueError: if the strategy does not fit the game; the returned policy raises
+            :class:`OffTreeError` at a betting sequence the tree does not hold.
+    """
+    s = check_strategy(tg, strategy)
+    tree, space, lay = tg.tree, tg.space, tg.layout
+    node_of = {tree.states[n].betting: int(n) for n in np.flatnonzero(tree.kind == DECISION)}
+
+    def policy(public: State) -> tuple[list[Action], np.ndarray]:
+        node = node_of.get(public.betting)
+        if node is None:
+            raise OffTreeError(f"betting {public.betting!r} is not in the policy's tree")
+        _, b = space.board_index(public.board[: public.game.board_cards_through(public.round)])
+        n_a = int(tree.child_count[node])
+        start = lay.offset[node] + b * space.n_hands * n_a
+        return tree.actions(node), s[start : start + space.n_hands * n_a].reshape(space.n_hands, n_a)
+
+    return policy
+
+
+def _public(state: State, board: tuple[int, ...]) -> State:
+    """``state`` without hole cards and with the board dealt so far."""
+    return with_cards(state, ((),) * state.game.num_players, board[: state.game.board_cards_through(state.round)])
+
+
+class _Walk(NamedTuple):
+    """What stays fixed while :func:`exact_value` walks one LBR hand's tree."""
+
+    lbr: LocalBestResponse
+    space: CardSpace
+    seat: int
+    hand: int
+
+
+def exact_value(lbr: LocalBestResponse, space: CardSpace, seat: int) -> float:
+    """LBR's exact expected chips per hand at ``seat`` against its policy, over every deal.
+
+    Enumerates LBR's hands, the policy's hands and every board (small games only); LBR's
+    choices are deterministic, the policy's are weighted by their probabilities.
+    """
+    game, last = space.game, space.game.num_rounds - 1
+    total = 0.0
+    for h in range(space.n_hands):
+        hand = tuple(space.hands[h].tolist())
+        # w[final board, opponent hand]: the deals consistent with LBR's hand.
+        valid = (space.final_rank >= 0) & (space.final_rank[:, h] >= 0)[:, None] & ~_clash(space.hands, hand)[None, :]
+        total += _exact(_Walk(lbr, space, seat, h), initial_state(game), 0, 0, valid.astype(float), lbr.initial_range(hand))
+    return total * space.hand_probability() * space.deal_probability(-1, last)
+
+
+def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np.ndarray) -> float:
+    """Sum over the deals in ``w`` (final boards × opponent hands, reach-weighted) of LBR's chips below ``state``.
+
+    ``r``, ``b``: the round and index of the board dealt so far; ``weights``: LBR's range.
+    """
+    lbr, space, seat = walk.lbr, walk.space, walk.seat
+    if state.finished and not state.is_showdown:
+        return float(w.sum() * state.values()[seat])
+    if state.round > r:  # deal the next round's board: one branch per extension
+        width = space.extensions(r, state.round)
+        below = len(w) // space.n_boards[state.round]  # final boards per board of the new round
+        out = 0.0
+        for nb in range(b * width, (b + 1) * width):
+            part = np.zeros_like(w)
+            part[nb * below : (nb + 1) * below] = w[nb * below : (nb + 1) * below]
+            if part.sum() > 0:
+                board = tuple(space.boards[state.round][nb].tolist())
+                out += _exact(walk, state, state.round, nb, part, lbr.deal(weights, board))
+        return out
+    if state.finished:  # showdown: LBR's chips when it wins, ties, loses, from the rules' pot splitting
+        spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
+        outcome = [pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1])]
+        mine = space.final_rank[:, walk.hand][:, None]
+        chips = np.where(mine > space.final_rank, outcome[0], np.where(mine == space.final_rank, outcome[1], outcome[2]))
+        return float((w * chips).sum())
+    board = tuple(space.boards[r][b].tolist()) if space.game.board_cards_through(r) else ()
+    public = _public(state, board)
+    if state.current_player == seat:
+        action = lbr.act(public, tuple(space.hands[walk.hand].tolist()), weights)
+        return _exact(walk, state.apply(action), r, b, w, weights)
+    actions, probs = lbr.policy(public)
+    out = 0.0
+    for a, action in enumerate(actions):
+        if probs[:, a].any():
+            out += _exact(walk, state.apply(action), r, b, w * probs[:, a][None, :], weights * probs[:, a])
+    return out
+
+
+def play_match(
+    lbr: LocalBestResponse, deck: np.ndarray, hand_index: Callable[[tuple[int, ...]], int], hands: int, seed: int
+) -> np.ndarray:
+    """LBR against its policy for ``hands`` hands, seats alternating (LBR is seat ``i % 2`` in hand i).
+
+    Args:
+        deck: the cards to deal from.
+        hand_index: row of a private hand (its cards) in the policy's probabilities.
+        seed: seeds the deal and the policy's action sampling.
+
+    Returns:
+        (hands,) float64 chips LBR won in each hand.
+    """
+    game = lbr.game
+    gen = np.random.default_rng(seed)
+    k, n_board = game.num_hole_cards, game.board_cards_through(game.num_rounds - 1)
+    out = np.empty(hands)
+    for i in range(hands):
+        seat = i % 2
+        cards = gen.permutation(deck)[: 2 * k + n_board].tolist()
+        holes = (tuple(cards[:k]), tuple(cards[k : 2 * k]))
+        board = tuple(cards[2 * k :])
+        state = initial_state(game, i, holes, board)
+        weights, seen = lbr.initial_range(holes[seat]), 0
+        while not state.finished:
+            public = _public(state, board)
+            if len(public.board) > seen:
+                weights, seen = lbr.deal(weights, public.board), len(public.board)
+            if state.current_player == seat:
+                action = lbr.act(public, holes[seat], weights)
+            else:
+                actions, probs = lbr.policy(public)
+                row = probs[hand_index(holes[1 - seat])]
+                action = actions[int(gen.choice(len(actions), p=row / row.sum()))]
+                weights = weights * probs[:, actions.index(action)]
+            state = state.apply(action)
+        out[i] = state.values()[seat]
+    return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    """LBR's winnings: mean and 95% confidence half-width (Student t), mbb/hand."""
+
+    hands: int
+    mbb_per_hand: float
+    ci95: float
+
+
+def summarize(chips: np.ndarray, big_blind: int) -> Summary:
+    """Mean and 95% CI of per-hand chips, in milli-big-blinds per hand.
+
+    Raises:
+        ValueError: with fewer than two hands.
+    """
+    x = 1000.0 * np.asarray(chips, np.float64) / big_blind
+    if len(x) < 2:
+        raise ValueError("a confidence interval needs at least two hands")
+    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return Summary(len(x), float(x.mean()), half)
