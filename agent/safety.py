@@ -27,9 +27,7 @@ import numpy as np
 
 from agent.translate import skip_chance
 from protocol.rules import Action
-from solver.cfr import DCFR, CFRConfig
-from solver.gadgets import Gadget, gadget_reach, gadget_update, make_gadget
-from solver.ranges import discounts
+from solver.gadgets import GadgetHook, make_gadget
 from solver.subgame import Subgame, SubgameSolver
 from solver.tree import DECISION
 
@@ -77,29 +75,6 @@ def estimated_alternatives(
         node = skip_chance(tree, int(tree.children[start + offered.index(action)]))
     weight = compatible_mass(sg.hands, solver.reach_at(node, board)[me])
     return _chips(solver, node, opponent, board, weight) + gifts
-
-
-class GadgetHook:
-    """A :class:`solver.subgame.RootHook` playing a gadget at the opponent's root."""
-
-    def __init__(self, gadget: Gadget, opponent: int, config: CFRConfig = DCFR) -> None:
-        self.gadget, self.opponent, self.config = gadget, opponent, config
-        self.regrets = gadget.new_regrets()
-        self.reach = np.zeros(len(gadget.weight))
-
-    def root_reach(self, iteration: int, player: int, reach: np.ndarray) -> np.ndarray | None:
-        if player != self.opponent:
-            return None
-        g = self.gadget
-        gadget_reach(g.kind, self.regrets, g.weight, g.blueprint_reach, self.reach)
-        return self.reach.copy()
-
-    def entered(self, iteration: int, player: int, values: np.ndarray) -> None:
-        if player != self.opponent:
-            return
-        d_pos, d_neg, _ = discounts(iteration, *self.config)
-        g = self.gadget
-        gadget_update(g.kind, self.regrets, g.alternatives, g.weight, self.reach, values, d_pos, d_neg)
 
 
 def safe_hook(subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_pairs: np.ndarray) -> GadgetHook:

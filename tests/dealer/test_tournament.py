@@ -80,7 +80,11 @@ def test_small_round_robin_end_to_end_and_rankings_agree_with_the_logs(tmp_path)
         assert totals[bot] == pytest.approx(sum(cross[i][j] for j in range(3) if j != i) / 2, rel=1e-12)
     assert [r["bot"] for r in ranking["total_bankroll"]] == sorted(bots, key=lambda b: -totals[b])
     assert "Total Bankroll" in result.stdout and "Bankroll Instant Run-off" in result.stdout
-    assert (out / "crosstable.png").stat().st_size > 1000 or "no crosstable heat map" in result.stdout
+    png = out / "crosstable.png"
+    if png.exists():
+        assert png.stat().st_size > 1000
+    else:  # matplotlib (the 'plot' extra) is not installed
+        assert "no crosstable heat map" in result.stdout
 
 
 def test_a_crashing_bot_fails_one_match_the_rest_go_on_and_a_rerun_finishes_it(tmp_path):
