@@ -6,8 +6,9 @@ translation of the opponent's off-tree bets, the Libratus rule), and the bluepri
 strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
 real time; when it cannot (no time left, a solve without an iteration) the
-blueprint answers.  A hand the blueprint's tree cannot follow (e.g. more raises than
-it allows) is checked or called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never solves.
+blueprint answers.  Raises past the tree's cap go back to the round's last node facing a
+raise (:func:`agent.translate.walk`); a hand the tree still cannot follow is checked or
+called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never solves.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class Pipeline:
 
     def _opponent_range(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray]:
         """The opponent's range at a state by the blueprint along the translated path
-        (uniform where the path left the tree)."""
+        (uniform where the path left the tree; a raise past the tree's cap, which took
+        the tree back, weighs nothing more)."""
 
         def at(state: State) -> np.ndarray:
             reach = np.ones(len(hand.reach))
@@ -100,7 +102,7 @@ class Pipeline:
                 return reach
             tree, game = self.blueprint.tree, state.game
             for step in found[1]:
-                if step.player != me:
+                if step.player != me and not step.collapsed:
                     board = state.board[: game.board_cards_through(int(tree.round[step.node]))]
                     column = step.edge - int(tree.child_start[step.node])
                     reach *= self.blueprint.range_strategy(step.node, board)[:, column]

@@ -8,6 +8,15 @@ for our own (whose sizes come from the tree, so they map back to where they came
 from).  Each translation is drawn once per hand and remembered, so later decisions
 of the hand see the same abstract history.
 
+Raise wars: a raise at a node where the tree cannot raise any more (its raise cap
+for the round is reached, or its only raise is all-in while the real one leaves chips
+behind) has no tree action near it; mapping it to the call would end the tree's round
+while the real one goes on (to the all-in, put the tree at a showdown).  Libratus maps an off-tree action to
+the nearest node of the abstraction: :func:`walk` takes the tree back to the latest
+node of the same round where the player now facing the raise faced one before
+(:func:`collapse_target`), as if the last raise and re-raise had not happened; the
+real pot, which :func:`real_actions` scales sizes by, keeps them.
+
 Libratus rule: an opponent bet that would translate into a call ending the betting
 round in the tree (the tree would then deal the next card while in fact we face a
 bet) is translated to the tree's smallest raise instead.  Likewise a bet that leaves
@@ -39,6 +48,11 @@ class Step:
     edge: int
     player: int
     translated: bool
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether this raise took the tree back (a raise war past the tree's cap; no edge)."""
+        return self.edge < 0
 
 
 @dataclass
@@ -114,6 +128,33 @@ def translate_action(
     return edges[index], True
 
 
+def can_raise(tree: BettingTree, node: int, real: State, action: Action) -> bool:
+    """Whether decision ``node`` has a raise edge ``action`` (a raise in ``real``) may map
+    to: any raise for an all-in, a raise other than the tree's all-in otherwise."""
+    bounds = real.raise_bounds()
+    all_in = bounds is not None and action.size >= bounds[1]
+    start = int(tree.child_start[node])
+    return any(
+        int(tree.edge_action[e]) == ActionType.RAISE and (all_in or not _is_all_in(tree, node, e))
+        for e in range(start, start + int(tree.child_count[node]))
+    )
+
+
+def collapse_target(tree: BettingTree, steps: list[Step], facing: int) -> int | None:
+    """Where a raise past the tree's cap takes the tree: the latest node on the path
+    (``steps``, this round's part) where tree player ``facing`` acted facing a bet; None if
+    there is none this round."""
+    if not steps:
+        return None
+    round_ = int(tree.round[steps[-1].node])
+    for step in reversed(steps):
+        if int(tree.round[step.node]) != round_:
+            return None
+        if int(tree.player[step.node]) == facing and tree.states[step.node].amount_to_call() > 0:
+            return step.node
+    return None
+
+
 def tree_player(tree: BettingTree, real: State, player: int) -> int:
     """The tree's player in ``player``'s role: the tree's game may seat the blinds the
     other way round (reverse blinds or not), so roles follow who acts first preflop."""
@@ -128,11 +169,13 @@ def walk(
 
     Replays ``real``'s actions from the start of the hand; player ``me``'s actions
     translate deterministically, the others' randomly with ``rng`` (once per action,
-    kept in ``memory``).  The tree may belong to another game of the same shape
-    (other stacks or blinds, blinds seated the other way): sizes translate by pot
-    fraction and seats by role.  Steps name the real players.  None if the path leaves the tree (a fold the tree does not
-    offer, a raise past the tree's cap that would end its round) or the node reached
-    is not a decision of the player to act.
+    kept in ``memory``).  A raise where the tree cannot raise takes the tree back to
+    :func:`collapse_target` (a step with edge -1).  The tree may belong to another game
+    of the same shape (other stacks or blinds, blinds seated the other way): sizes
+    translate by pot fraction and seats by role.  Steps name the real players.  None if
+    the path leaves the tree (a fold the tree does not offer, a raise past the cap with
+    no earlier node to go back to) or the node reached is not a decision of the player
+    to act.
     """
     node = skip_chance(tree, 0)
     state = initial_state(real.game, real.hand_number)
@@ -142,6 +185,13 @@ def walk(
             if tree.kind[node] != DECISION:
                 return None
             key = (r, i)
+            if action.kind == ActionType.RAISE and not can_raise(tree, node, state, action):
+                facing = tree_player(tree, real, 1 - player)  # heads-up: the other player faces it
+                target = collapse_target(tree, steps, facing)
+                if target is not None:
+                    steps.append(Step(node, -1, player, True))
+                    node, state = target, state.apply(action)
+                    continue
             if key in memory.edges:
                 edge = memory.edges[key]
                 translated = int(tree.edge_action[edge]) != action.kind or int(tree.edge_size[edge]) != action.size

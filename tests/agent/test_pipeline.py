@@ -7,16 +7,31 @@ import numpy as np
 
 from agent.pipeline import Pipeline
 from agent.policy import Agent
+from agent.strategy import legalize
 from agent.timing import TimeLimits, TimeManager
 from agent.translate import TranslationMemory, real_actions, walk
-from protocol.gamedef import load_game
-from protocol.rules import CALL
-from protocol.wire import parse_matchstate
+from dealer.bots import raise_policy
+from protocol.gamedef import load_game, parse_gamedef
+from protocol.rules import CALL, ActionType, State, initial_state, with_cards
+from protocol.wire import format_view, parse_matchstate
 from solver.abstraction import parse_abstraction
 from solver.tree import build_tree
 from tests.agent.placeholder import StrengthStrategist
 
 GAME = load_game("holdem.nolimit.2p")
+GAME_TEXT = (
+    "GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 4\nstack = {stack}\nblind = 100 50\nfirstPlayer = 2 1 1 1\n"
+    "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n"
+)
+
+
+def state_before_last_call(state: State) -> State:
+    """The state just before the hand's last action (replayed from the start)."""
+    before = with_cards(initial_state(state.game, state.hand_number), state.hole_cards, state.board)
+    actions = [a for round_ in state.actions for a in round_]
+    for action in actions[:-1]:
+        before = before.apply(action)
+    return before
 
 
 class StandInBlueprint:
@@ -68,7 +83,43 @@ def test_opponent_range_is_the_blueprint_along_the_path():
 def test_leaving_the_tree_costs_a_check_or_call_not_the_match():
     bp = StandInBlueprint()
     agent = Agent(GAME, Pipeline(bp, solving=None), TimeManager(TimeLimits()))
-    match = parse_matchstate("MATCHSTATE:1:0:r300r900r2700r8100:|AsKd", GAME)  # past the tree's raise cap
+    # The SB bets out of the tree's cap of 1 on the flop and the BB re-raises: the
+    # tree has no node of the round where the SB faced a bet to go back to.
+    bp.tree = build_tree(GAME, parse_abstraction("1;allin;cap=1"))
+    match = parse_matchstate("MATCHSTATE:1:0:r300c/r600r1200:|AsKd/2c7hKs", GAME)
     assert walk(bp.tree, match.state, TranslationMemory(), np.random.default_rng(0), me=1) is None
     decision = agent.decide(match)
     assert decision.action == CALL and decision.source == "off-tree"
+
+
+DEEP = parse_gamedef(GAME_TEXT.format(stack="1000000 1000000"))
+
+
+def test_a_raise_war_on_every_round_stays_on_the_blueprint():
+    """A hand against the ``raise`` bot (a min-raise at every turn), deep stacks: on
+    every round we check, it bets, we raise, it re-raises past the tree's cap of 2,
+    and we call.  Every decision reads the blueprint (none falls back to check/call),
+    every action is legal, and every round's war took the tree back once."""
+    bp = StandInBlueprint()
+    pipeline = Pipeline(bp, solving=None, seed=3)
+    agent = Agent(DEEP, pipeline, TimeManager(TimeLimits()), seed=3)
+    deal = with_cards(initial_state(DEEP), ((12, 25), (38, 51)), tuple(range(13, 18)))
+    me, state = 0, deal  # position 0 is the big blind
+    while not state.finished:
+        if state.current_player != me:
+            state = state.apply(raise_policy(state).probs[0][0])
+            continue
+        match = parse_matchstate(format_view(state, me), DEEP)  # the state rebuilt from the line
+        hand = agent.observe(match)
+        strategy = legalize(match.state, pipeline.strategy(match, hand, agent.clock))
+        assert strategy.source == "blueprint", match.state.betting
+        raises = [a for a in strategy.actions if a.kind == ActionType.RAISE]
+        facing = match.state.amount_to_call() > 0
+        action = raises[0] if facing and raises and match.state.num_raises_this_round < 3 else CALL
+        assert not match.state.illegal_reason(action)
+        state = state.apply(action)
+    assert state.is_showdown and len(state.actions) == 4
+    assert [a.kind for a in state.actions[3]] == [ActionType.CALL, *[ActionType.RAISE] * 3, ActionType.CALL]
+    _, steps = walk(bp.tree, state_before_last_call(state), agent.hand.notes["translation"], pipeline.rng, me)
+    collapsed_rounds = {int(bp.tree.round[s.node]) for s in steps if s.collapsed}
+    assert collapsed_rounds == {0, 1, 2, 3}

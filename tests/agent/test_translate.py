@@ -24,10 +24,14 @@ def state(betting: str, position: int = 0):
     return parse_matchstate(f"MATCHSTATE:{position}:0:{betting}:{cards}{board}", GAME).state
 
 
-def node_of(betting: str, me: int) -> int:
-    found = walk(TREE, state(betting, me), TranslationMemory(), np.random.default_rng(0), me)
+def node_after(tree, betting: str, me: int) -> int:
+    found = walk(tree, state(betting, me), TranslationMemory(), np.random.default_rng(0), me)
     assert found is not None
     return found[0]
+
+
+def node_of(betting: str, me: int) -> int:
+    return node_after(TREE, betting, me)
 
 
 def frequencies(node, real, action, draws=4000):
@@ -89,11 +93,38 @@ def test_own_actions_translate_back_to_the_tree_and_sizes_scale_with_the_real_po
     assert found is None or TREE.player[found[0]] == 1
 
 
-def test_path_leaving_the_tree_gives_none():
-    # Raises beyond the tree's cap of 2 per round: the third maps to a call that ends
-    # the tree's round while the real hand is still preflop.
-    real = state("r300r900r2700r8100", 1)
-    assert walk(TREE, real, TranslationMemory(), np.random.default_rng(0), me=1) is None
+def test_raise_past_the_cap_takes_the_tree_back_to_the_last_node_facing_a_raise():
+    # The tree's cap is 2 raises a round: preflop the SB (position 1) opens to 300 and
+    # the BB (position 0) re-raises to 900, the cap.  The SB's r2700 has no tree raise:
+    # the BB now faces it as it faced the 300, so the tree goes back to that node.
+    node, steps = walk(TREE, state("r300r900r2700", 0), TranslationMemory(), np.random.default_rng(0), me=0)
+    assert node == node_of("r300", me=0)
+    assert steps[-1].collapsed and steps[-1].translated and steps[-1].player == 1
+    assert not any(s.collapsed for s in steps[:-1])
+    # The war goes on: every raise pair past the cap comes back there, on every round.
+    assert TREE.player[node_of("r300r900r2700r8100", me=1)] == 1
+    assert node_of("r300r900r2700r8100r15000", me=0) == node
+    # Flop: a pot bet, a pot raise (the cap) and a min-raise past it.
+    flop = node_of("r300c/r900r2700r4500", me=1)
+    assert flop == node_of("r300c/r900", me=1) and TREE.round[flop] == 1
+
+
+def test_raise_past_the_cap_with_nothing_to_go_back_to_leaves_the_tree():
+    tree = build_tree(GAME, parse_abstraction("1;allin;cap=1"))
+    # Flop: position 0 bets (the cap of 1), position 1 raises: no node of this round
+    # where position 0 faced a bet, so the path leaves the tree.
+    real = state("r300c/r600r1200", 0)
+    assert walk(tree, real, TranslationMemory(), np.random.default_rng(0), me=0) is None
+
+
+def test_a_raise_short_of_all_in_where_the_tree_only_shoves_goes_back_too():
+    # Four-pot raises: the SB opens to 900, the BB re-raises to 8,100, and there the
+    # tree's only raise is all-in.  The SB's min-raise to 15,300 leaves chips behind, so
+    # it does not become the tree's all-in: the BB is back where it faced the 900.
+    tree = build_tree(GAME, parse_abstraction("4;allin;cap=4"))
+    assert [a.size for a in tree.actions(node_after(tree, "r900r8100", 1))][2:] == [20000]
+    node, steps = walk(tree, state("r900r8100r15300", 0), TranslationMemory(), np.random.default_rng(0), me=0)
+    assert steps[-1].collapsed and node == node_after(tree, "r900", 0)
 
 
 def test_other_blinds_and_stacks_follow_the_tree_by_role():
