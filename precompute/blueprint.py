@@ -17,7 +17,8 @@ Training is :mod:`precompute.blueprint_train` (``precompute blueprint``).
 The default blueprint ships xz-compressed in ``precompute/data/`` with a RECIPE.md;
 the first :meth:`Blueprint.load` unpacks it into ``$ACPC_CACHE_DIR`` (default
 ``~/.cache/acpc-agent``) and every load memory-maps the arrays, so nothing big is
-copied.
+copied.  The betting tree is built on the first load of a blueprint and cached there
+too (:mod:`precompute.treecache`), so later loads read it instead of rebuilding it.
 
 API (hands of a range are indexed as :data:`protocol.fasteval.HOLE_PAIRS`)::
 
@@ -44,11 +45,12 @@ from typing import Any
 import numpy as np
 
 from precompute.cardbuckets import BlueprintCards
+from precompute.treecache import cached_tree
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import Action, ActionType
 from solver.abstraction import parse_abstraction
 from solver.artifacts import ArtifactError, decompressed, load_artifact
-from solver.tree import CHANCE, DECISION, BettingTree, Layout, build_tree, layout
+from solver.tree import CHANCE, DECISION, BettingTree, Layout, layout
 
 BLUEPRINT_KIND = "blueprint"
 DATA_DIR = Path(__file__).parent / "data"
@@ -101,7 +103,7 @@ class Blueprint:
         art = load_artifact(path, BLUEPRINT_KIND, rebuild=rebuild, verify=verify)
         game = parse_gamedef(art.header["game"])
         params = dict(art.params)
-        tree = build_tree(game, parse_abstraction(params["action_abstraction"]))
+        tree = cached_tree(game, parse_abstraction(params["action_abstraction"]), cache_dir() / "trees")
         lay = layout(tree, tuple(int(r) for r in art.arrays["rows"]))
         if tree.n_nodes != params["nodes"] or not np.array_equal(lay.offset, art.arrays["offset"]):
             raise ArtifactError(f"{path} was trained on another betting tree than {params['action_abstraction']!r} builds now; "

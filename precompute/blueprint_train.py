@@ -7,11 +7,15 @@ Into one output folder OUT:
    ``blueprint-quick`` for ``--quick``); river buckets are hand strength on the fly.
 2. ``OUT/checkpoint.mccfr``: external-sampling MCCFR
    (:class:`solver.mccfr_parallel.ParallelMCCFRSolver`: two threads, deterministic
-   blocks) with the Pluribus schedule scaled to ``iterations`` and the average
-   strategy kept on preflop and flop (turn and river play the current strategy,
-   as Pluribus does after its first round).  A checkpoint is written every
-   ``checkpoint_minutes`` and when the run stops (Ctrl-C or SIGTERM stop it
-   between two blocks); running the same command again resumes exactly.
+   blocks) with the Pluribus schedule scaled to ``schedule_iterations`` (default:
+   ``iterations``) and the average strategy kept on preflop and flop (turn and river
+   play the current strategy, as Pluribus does after its first round).  A checkpoint
+   is written every ``checkpoint_minutes`` and when the run stops (Ctrl-C or SIGTERM
+   stop it between two blocks); running the same command again resumes exactly.
+   The schedule is fixed in absolute iterations by ``schedule_iterations`` (its
+   discounting ends and its pruning starts within the first 4% of them), so a
+   finished run continues to more ``iterations`` with the same
+   ``schedule_iterations``, exactly as one run to that many iterations would.
 3. ``OUT/blueprint.art`` (and ``blueprint.art.xz`` if asked): the blueprint
    artifact :class:`precompute.blueprint.Blueprint` loads.
 
@@ -26,6 +30,7 @@ exploitability.
 
 from __future__ import annotations
 
+import re
 import resource
 import signal
 import time
@@ -44,7 +49,7 @@ from protocol.cards import deck
 from protocol.gamedef import GameDef
 from solver.abstraction import parse_abstraction
 from solver.artifacts import read_header, save_artifact
-from solver.mccfr import pluribus_schedule
+from solver.mccfr import MCCFRConfig, pluribus_schedule
 from solver.mccfr_parallel import ParallelMCCFRSolver
 from solver.tree import build_tree
 
@@ -56,8 +61,10 @@ log = structlog.get_logger("precompute.blueprint")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """What to train.  ``stop_at`` ends the run early (a multiple of ``block``), keeping
-    the schedule of ``iterations``; ``threads`` never changes the result."""
+    """What to train.  ``schedule_iterations`` (default ``iterations``) fixes the Pluribus
+    schedule in absolute iterations, so a run continues to more ``iterations`` with the
+    same schedule; ``stop_at`` ends the run early (a multiple of ``block``);
+    ``threads`` never changes the result."""
 
     iterations: int
     actions: str = DEFAULT_ACTIONS
@@ -68,6 +75,12 @@ class TrainConfig:
     average_rounds: int = 2
     checkpoint_minutes: float = 5.0
     stop_at: int | None = None
+    schedule_iterations: int | None = None
+
+    @property
+    def schedule_length(self) -> int:
+        """The iterations the Pluribus schedule is scaled to."""
+        return self.schedule_iterations or self.iterations
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or self.block < 1 or self.threads < 1:
@@ -76,6 +89,8 @@ class TrainConfig:
         if self.cards not in PRESETS or PRESETS[self.cards].river_map:
             blueprint_presets = sorted(k for k, v in PRESETS.items() if not v.river_map)
             raise ValueError(f"card preset {self.cards!r} is not a blueprint preset (one of {', '.join(blueprint_presets)})")
+        if self.schedule_iterations is not None and self.schedule_iterations < 1:
+            raise ValueError(f"--schedule-iterations must be positive, got {self.schedule_iterations}")
         if self.stop_at is not None and (self.stop_at < 1 or self.stop_at % self.block):
             raise ValueError(f"--stop-at must be a positive multiple of the block ({self.block}), got {self.stop_at}")
 
@@ -119,13 +134,16 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
     build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
     cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
     tree = build_tree(game, parse_abstraction(config.actions))
-    schedule = pluribus_schedule(config.iterations, average_rounds=config.average_rounds)
+    schedule = pluribus_schedule(config.schedule_length, average_rounds=config.average_rounds)
     solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
                                  block=config.block, threads=config.threads)
     checkpoint = out / "checkpoint.mccfr"
     if checkpoint.exists():
+        _check_schedule(checkpoint, schedule, out / "blueprint.art")
         solver.resume(checkpoint)
         log.info("resumed", path=str(checkpoint), iterations=solver.iterations)
+        if solver.iterations > config.iterations:
+            raise ValueError(f"{checkpoint} has {solver.iterations} iterations, more than --iterations {config.iterations}")
     target = min(config.iterations, config.stop_at or config.iterations)
     log.info("training", nodes=tree.n_nodes, entries=solver.layout.size, target=target, threads=config.threads)
     started = time.perf_counter()
@@ -155,7 +173,7 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
     params = {
         "command": command,
         "iterations": solver.iterations,
-        "schedule_iterations": config.iterations,
+        "schedule_iterations": config.schedule_length,
         "seed": config.seed,
         "block": config.block,
         "average_rounds": config.average_rounds,
@@ -167,6 +185,22 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         "peak_rss_mb": round(peak),
     }
     return export_blueprint(out / "blueprint.art", solver, cards, params)
+
+
+def _check_schedule(checkpoint: Path, schedule: MCCFRConfig, artifact: Path) -> None:
+    """Refuse to resume ``checkpoint`` with another schedule than it was trained with.
+
+    Raises:
+        ValueError: naming the ``--schedule-iterations`` to continue with (read from the
+            blueprint the run exported last, if there is one).
+    """
+    trained = read_header(checkpoint)[0]["params"].get("config")
+    if trained is None or list(trained) == list(schedule):
+        return
+    hint = "the --schedule-iterations (default: --iterations) it was started with"
+    if artifact.exists():
+        hint = f"--schedule-iterations {read_header(artifact)[0]['params'].get('schedule_iterations')}"
+    raise ValueError(f"{checkpoint} was trained with another Pluribus schedule; continue it with {hint}")
 
 
 def export_blueprint(path: Path, solver: ParallelMCCFRSolver, cards: BlueprintCards, params: dict[str, Any]) -> Path:
@@ -188,6 +222,36 @@ def export_blueprint(path: Path, solver: ParallelMCCFRSolver, cards: BlueprintCa
     }
     return save_artifact(path, BLUEPRINT_KIND, arrays, game=tree.game, params=header)
 
+
+
+def stronger_recipe(params: dict[str, Any]) -> list[str]:
+    """RECIPE.md's lines on training a stronger blueprint than the one ``params`` describe."""
+    command = params.get("command") or "precompute blueprint --game holdem.nolimit.2p --iterations N --out OUT"
+    schedule = int(params["schedule_iterations"])
+    more = 4 * int(params["iterations"])
+    base = re.sub(r" --(schedule-)?iterations[ =]\d+", "", command)
+    return [
+        "## A stronger blueprint",
+        "",
+        "More iterations: the Pluribus schedule is fixed in absolute iterations by",
+        f"`--schedule-iterations` (here {schedule:,}; its discounting ends and its pruning",
+        "starts within the first 4% of them), so the run above continues exactly.  Keep its `--out` folder",
+        "(or rerun the command above: it rebuilds the same checkpoint), then run it again with",
+        "more `--iterations` and the same schedule, e.g. four times as many:",
+        "",
+        f"    {base} --iterations {more} --schedule-iterations {schedule}",
+        "",
+        "It resumes from `OUT/checkpoint.mccfr`, checkpoints every few minutes (Ctrl-C stops it,",
+        "the same command resumes) and writes a new `OUT/blueprint.art`; `agent connect",
+        "--blueprint OUT/blueprint.art` plays it.  The time grows about in proportion to the",
+        f"iterations (the run above: {params.get('seconds_this_run', '?')} s with {params.get('threads', '?')} threads).",
+        "",
+        "A finer action abstraction (more flop, turn and river sizes) is a new run with",
+        "`--actions` (e.g. `'0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'`) and a",
+        "schedule scaled to its own `--iterations`; a bigger tree needs more iterations to",
+        "converge.  Any blueprint of the same game shape plays in the agent.",
+        "",
+    ]
 
 
 def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
@@ -213,6 +277,7 @@ def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
         "",
         f"content_hash: {header['content_hash']}",
         "",
+        *stronger_recipe(p),
     ]
     target.write_text("\n".join(lines))
     return target

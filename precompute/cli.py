@@ -32,11 +32,14 @@ an interrupted blueprint (Ctrl-C) resumes from OUT/checkpoint.mccfr the same way
 BLUEPRINT_EPILOG = """examples:
   precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick      # a check: ~22 s of CPU time
   precompute blueprint --game holdem.nolimit.2p --iterations 8388608 --out bp/main --compress
+  precompute blueprint --game holdem.nolimit.2p --iterations 33554432 --schedule-iterations 8388608 \
+      --out bp/main --compress    # continue the shipped recipe's run (bp/main) to 4x its iterations
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
 
 Writes OUT/cards (bucket maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
-the same command resumes exactly) and OUT/blueprint.art, which
+the same command resumes exactly; a larger --iterations with the same
+--schedule-iterations continues a finished run) and OUT/blueprint.art, which
 precompute.blueprint.Blueprint.load(path) plays from.  Results do not depend on --threads."""
 
 
@@ -121,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--block", type=int, default=1024, help="iterations per deterministic parallel block (default 1024)")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints (default 5)")
     p.add_argument("--stop-at", type=int, help="stop after this many iterations (a multiple of --block), keeping the schedule")
+    p.add_argument("--schedule-iterations", type=int,
+                   help="scale the Pluribus schedule to this many iterations (default --iterations); keep it to continue "
+                        "a run to more --iterations")
     p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
@@ -206,7 +212,7 @@ def _blueprint(args: argparse.Namespace) -> int:
     config = TrainConfig(
         iterations=iterations, actions=args.actions, cards="blueprint-quick" if args.quick else "blueprint",
         seed=args.seed, block=args.block, threads=args.threads, checkpoint_minutes=args.checkpoint_minutes,
-        stop_at=args.stop_at,
+        stop_at=args.stop_at, schedule_iterations=args.schedule_iterations,
     )
     command = "precompute " + shlex.join(args.argv)
     start = time.monotonic()

@@ -9,25 +9,33 @@ import numpy as np
 import pytest
 
 from precompute.blueprint import DEFAULT_PATH, RECIPE_PATH, Blueprint, OffTreeAction, read_recipe_hash
+from precompute.blueprint_train import stronger_recipe
 from precompute.cli import main
+from precompute.treecache import ARRAYS, LazyStates, cached_tree
 from protocol.fasteval import HOLE_PAIRS
+from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
+from solver.abstraction import parse_abstraction
 from solver.artifacts import load_artifact, read_header
+from solver.tree import build_tree
 
 QUICK = ["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--block", "512"]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """One straight quick run (2 threads) and one stopped halfway then resumed (1 thread)."""
+    """One straight quick run (2 threads, 4,096 iterations) and one (1 thread) trained
+    to 2,048 iterations on the schedule of 4,096, then continued to 4,096."""
     straight = tmp_path_factory.mktemp("straight")
     assert main([*QUICK, "--out", str(straight)]) == 0
     resumed = tmp_path_factory.mktemp("resumed")
     shutil.copytree(straight / "cards", resumed / "cards")  # deterministic; saves rebuilding it
-    assert main([*QUICK, "--out", str(resumed), "--threads", "1", "--stop-at", "2048"]) == 0
+    first = ["--out", str(resumed), "--threads", "1", "--iterations", "2048", "--schedule-iterations", "4096"]
+    assert main([*QUICK, *first]) == 0
     halfway = load_artifact(resumed / "checkpoint.mccfr", "mccfr-checkpoint")
     assert int(halfway.arrays["iterations"][0]) == 2048
-    assert main([*QUICK, "--out", str(resumed), "--threads", "1"]) == 0
+    assert read_header(resumed / "blueprint.art")[0]["params"]["schedule_iterations"] == 4096
+    assert main([*QUICK, "--out", str(resumed), "--threads", "1", "--iterations", "4096"]) == 0
     return straight, resumed
 
 
@@ -68,9 +76,19 @@ def test_strategies_are_distributions_along_a_hand(runs):
     assert bp.tree.kind[bp.child(bp.root, FOLD)] != 0  # a fold ends the hand
 
 
-def test_bad_options_are_one_sentence_errors(tmp_path, capsys):
+def test_bad_options_are_one_sentence_errors(tmp_path, capsys, runs):
     assert main([*QUICK, "--out", str(tmp_path), "--stop-at", "1000"]) == 2
     assert "multiple of the block (512)" in capsys.readouterr().err
+    assert main([*QUICK, "--out", str(tmp_path), "--schedule-iterations", "0"]) == 2
+    assert "--schedule-iterations must be positive" in capsys.readouterr().err
+    # Continuing a finished run to more iterations needs the schedule it was trained on.
+    more = tmp_path / "more"
+    shutil.copytree(runs[0], more)
+    assert main([*QUICK, "--out", str(more), "--iterations", "8192"]) == 2
+    err = capsys.readouterr().err
+    assert "another Pluribus schedule; continue it with --schedule-iterations 4096" in err and "\n" not in err.strip()
+    assert main([*QUICK, "--out", str(more), "--iterations", "2048", "--schedule-iterations", "4096"]) == 2
+    assert "has 4096 iterations, more than --iterations 2048" in capsys.readouterr().err
     assert main(["blueprint", "--game", "holdem.nolimit.2p", "--out", str(tmp_path)]) == 2
     assert "give --iterations" in capsys.readouterr().err
 
@@ -81,9 +99,42 @@ def test_the_shipped_default_loads_matches_its_recipe_and_the_quick_layout(runs)
     header = read_header(bp.path)[0]
     assert header["content_hash"] == read_recipe_hash(RECIPE_PATH)
     assert f"seed: `{bp.params['seed']}`" in RECIPE_PATH.read_text()
+    assert "\n".join(stronger_recipe(bp.params)) in RECIPE_PATH.read_text()
     quick = Blueprint.load(runs[0] / "blueprint.art")
     assert quick.layout.rows == bp.layout.rows
     np.testing.assert_array_equal(quick.layout.offset, bp.layout.offset)
     assert quick.params["action_abstraction"] == bp.params["action_abstraction"]
     p = bp.strategy_at(bp.root, [48, 49])  # aces
     assert p.sum() == pytest.approx(1) and p[0] == 0  # nobody folds aces first in
+
+
+def test_a_cached_tree_reads_back_equal_to_the_built_one(tmp_path):
+    game = load_game("holdem.nolimit.2p")
+    abstraction = parse_abstraction("0.5,1/1;allin;cap=2")
+    built = build_tree(game, abstraction)
+    first = cached_tree(game, abstraction, tmp_path)  # builds and saves
+    (path,) = tmp_path.glob("tree-*.npz")
+    again = cached_tree(game, abstraction, tmp_path)  # reads
+    assert isinstance(again.states, LazyStates) and again.n_nodes == built.n_nodes == first.n_nodes
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(again, name), getattr(built, name), err_msg=name)
+    order = np.random.default_rng(0).permutation(built.n_nodes)  # any order: deep nodes first too
+    assert all(again.states[int(n)] == built.states[int(n)] for n in order)
+    # Another abstraction is another file; a damaged file is rebuilt, not trusted.
+    cached_tree(game, parse_abstraction("1;allin;cap=2"), tmp_path)
+    assert len(list(tmp_path.glob("tree-*.npz"))) == 2
+    path.write_bytes(b"not an npz")
+    rebuilt = cached_tree(game, abstraction, tmp_path)
+    assert not isinstance(rebuilt.states, LazyStates) and rebuilt.n_nodes == built.n_nodes
+    assert isinstance(cached_tree(game, abstraction, tmp_path).states, LazyStates)
+
+
+def test_loading_a_blueprint_caches_its_tree(runs, tmp_path, monkeypatch):
+    monkeypatch.setenv("ACPC_CACHE_DIR", str(tmp_path))
+    first = Blueprint.load(runs[0] / "blueprint.art")
+    assert len(list((tmp_path / "trees").glob("tree-*.npz"))) == 1
+    second = Blueprint.load(runs[0] / "blueprint.art")
+    assert isinstance(second.tree.states, LazyStates)
+    np.testing.assert_array_equal(first.layout.offset, second.layout.offset)
+    node = second.node_after([raise_to(300), CALL])
+    assert second.tree.states[node] == first.tree.states[node] and second.tree.round[node] == 1
