@@ -6,9 +6,12 @@ translation of the opponent's off-tree bets, the Libratus rule), and the bluepri
 strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
 real time; when it cannot (no time left, a solve without an iteration) the
-blueprint answers.  Raises past the tree's cap go back to the round's last node facing a
-raise (:func:`agent.translate.walk`); a hand the tree still cannot follow is checked or
-called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never solves.
+blueprint answers.  Where the real call is cheaper than the tree's (a bet translated
+up), the blueprint's folds shrink in proportion (:func:`cheaper_calls`).  Raises past
+the tree's cap go back to the round's last node facing a raise
+(:func:`agent.translate.walk`); a hand the tree still cannot follow is checked or
+called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never
+solves.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
 from agent.translate import TranslationMemory, real_actions, walk
 from protocol.gamedef import GameDef
-from protocol.rules import CALL, State
+from protocol.rules import CALL, Action, ActionType, State
 from protocol.wire import MatchState
 from solver.tree import DECISION, BettingTree
 
@@ -88,7 +91,8 @@ class Pipeline:
             return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
         node, _ = found
         tree = self.blueprint.tree
-        return RangeStrategy(real_actions(tree, node, state), self.blueprint.range_strategy(node, state.board), "blueprint")
+        probs = cheaper_calls(tree.states[node], state, tree.actions(node), self.blueprint.range_strategy(node, state.board))
+        return RangeStrategy(real_actions(tree, node, state), probs, "blueprint")
 
     def _opponent_range(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray]:
         """The opponent's range at a state by the blueprint along the translated path
@@ -109,6 +113,37 @@ class Pipeline:
             return reach
 
         return at
+
+
+def price(state: State) -> float:
+    """The share of the pot after calling that a call costs in ``state`` (0: nothing to call)."""
+    call = state.amount_to_call()
+    return call / (state.pot + call) if call else 0.0
+
+
+def cheaper_calls(abstract: State, real: State, actions: list[Action], probs: np.ndarray) -> np.ndarray:
+    """``probs`` (hands x ``actions`` at the tree state ``abstract``) with folds scaled by
+    how much cheaper the real call is: ``price(real) / price(abstract)`` when below 1, the
+    rest moved to the call.
+
+    A bet translated up (the Libratus rule turns a min-bet into the tree's smallest
+    raise; a raise war taken back to an earlier node) leaves the blueprint's folds priced
+    for the tree's bet: folding a strong hand to 100 chips into 3,600 would be a gift.
+    Defending wider against a cheaper bet is what equilibrium does (a bet of price p is
+    called by at least 1 - p of a range); this keeps each hand's fold in proportion.
+    """
+    kinds = [a.kind for a in actions]
+    if ActionType.FOLD not in kinds or ActionType.CALL not in kinds or price(abstract) <= 0:
+        return probs
+    ratio = price(real) / price(abstract)
+    if ratio >= 1:
+        return probs
+    fold, call = kinds.index(ActionType.FOLD), kinds.index(ActionType.CALL)
+    out = probs.copy()
+    moved = out[:, fold] * (1 - ratio)
+    out[:, fold] -= moved
+    out[:, call] += moved
+    return out
 
 
 def load_blueprint(path: Path | None) -> BlueprintSource:

@@ -42,16 +42,16 @@ import numpy as np
 import structlog
 
 from precompute.abstraction import PRESETS, build_abstraction
-from precompute.blueprint import BLUEPRINT_KIND, quantize
+from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
 from precompute.cardbuckets import BlueprintCards
 from precompute.progress import Progress
+from precompute.treecache import cached_tree
 from protocol.cards import deck
 from protocol.gamedef import GameDef
 from solver.abstraction import parse_abstraction
-from solver.artifacts import read_header, save_artifact
-from solver.mccfr import MCCFRConfig, pluribus_schedule
+from solver.artifacts import load_artifact, read_header, save_artifact
+from solver.mccfr import CHECKPOINT_KIND, MCCFRConfig, pluribus_schedule
 from solver.mccfr_parallel import ParallelMCCFRSolver
-from solver.tree import build_tree
 
 #: Dense preflop and flop, one size on turn and river (the agent re-solves those).
 DEFAULT_ACTIONS = "0.5,1,2,4/0.5,1/1/1;allin;cap=4,3,2,2"
@@ -130,20 +130,19 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         TreeError: if the action abstraction builds too big a tree.
     """
     out = Path(out)
+    schedule = pluribus_schedule(config.schedule_length, average_rounds=config.average_rounds)
+    checkpoint = out / "checkpoint.mccfr"
+    if checkpoint.exists():  # refuse a wrong continuation before minutes of building
+        _check_resumable(checkpoint, schedule, config.iterations, out / "blueprint.art")
     card_config = PRESETS[config.cards]
     build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
     cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
-    tree = build_tree(game, parse_abstraction(config.actions))
-    schedule = pluribus_schedule(config.schedule_length, average_rounds=config.average_rounds)
+    tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
     solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
                                  block=config.block, threads=config.threads)
-    checkpoint = out / "checkpoint.mccfr"
     if checkpoint.exists():
-        _check_schedule(checkpoint, schedule, out / "blueprint.art")
         solver.resume(checkpoint)
         log.info("resumed", path=str(checkpoint), iterations=solver.iterations)
-        if solver.iterations > config.iterations:
-            raise ValueError(f"{checkpoint} has {solver.iterations} iterations, more than --iterations {config.iterations}")
     target = min(config.iterations, config.stop_at or config.iterations)
     log.info("training", nodes=tree.n_nodes, entries=solver.layout.size, target=target, threads=config.threads)
     started = time.perf_counter()
@@ -187,20 +186,23 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
     return export_blueprint(out / "blueprint.art", solver, cards, params)
 
 
-def _check_schedule(checkpoint: Path, schedule: MCCFRConfig, artifact: Path) -> None:
-    """Refuse to resume ``checkpoint`` with another schedule than it was trained with.
+def _check_resumable(checkpoint: Path, schedule: MCCFRConfig, iterations: int, artifact: Path) -> None:
+    """Refuse to resume ``checkpoint`` with another schedule than it was trained with, or
+    to fewer ``iterations`` than it has.
 
     Raises:
         ValueError: naming the ``--schedule-iterations`` to continue with (read from the
-            blueprint the run exported last, if there is one).
+            blueprint the run exported last, if there is one), or the iterations it has.
     """
     trained = read_header(checkpoint)[0]["params"].get("config")
-    if trained is None or list(trained) == list(schedule):
-        return
-    hint = "the --schedule-iterations (default: --iterations) it was started with"
-    if artifact.exists():
-        hint = f"--schedule-iterations {read_header(artifact)[0]['params'].get('schedule_iterations')}"
-    raise ValueError(f"{checkpoint} was trained with another Pluribus schedule; continue it with {hint}")
+    if trained is not None and list(trained) != list(schedule):
+        hint = "the --schedule-iterations (default: --iterations) it was started with"
+        if artifact.exists():
+            hint = f"--schedule-iterations {read_header(artifact)[0]['params'].get('schedule_iterations')}"
+        raise ValueError(f"{checkpoint} was trained with another Pluribus schedule; continue it with {hint}")
+    done = int(load_artifact(checkpoint, CHECKPOINT_KIND).arrays["iterations"][0])
+    if done > iterations:
+        raise ValueError(f"{checkpoint} has {done} iterations, more than --iterations {iterations}")
 
 
 def export_blueprint(path: Path, solver: ParallelMCCFRSolver, cards: BlueprintCards, params: dict[str, Any]) -> Path:

@@ -12,7 +12,7 @@ from agent.timing import TimeLimits, TimeManager
 from agent.translate import TranslationMemory, real_actions, walk
 from dealer.bots import raise_policy
 from protocol.gamedef import load_game, parse_gamedef
-from protocol.rules import CALL, ActionType, State, initial_state, with_cards
+from protocol.rules import CALL, FOLD, ActionType, State, initial_state, with_cards
 from protocol.wire import format_view, parse_matchstate
 from solver.abstraction import parse_abstraction
 from solver.tree import build_tree
@@ -123,3 +123,28 @@ def test_a_raise_war_on_every_round_stays_on_the_blueprint():
     _, steps = walk(bp.tree, state_before_last_call(state), agent.hand.notes["translation"], pipeline.rng, me)
     collapsed_rounds = {int(bp.tree.round[s.node]) for s in steps if s.collapsed}
     assert collapsed_rounds == {0, 1, 2, 3}
+
+
+def test_folds_shrink_when_the_real_call_is_cheaper_than_the_trees():
+    bp = StandInBlueprint()
+    pipeline = Pipeline(bp, solving=None, seed=1)
+    agent = Agent(GAME, pipeline, TimeManager(TimeLimits()), seed=1)
+    # Flop: we (position 0) check and the opponent bets 100 into 600; the Libratus rule
+    # reads it as the tree's pot bet (a call of 600 into 1,200 costs 1/3 of the pot after
+    # calling) while the real call costs 100 of 800.
+    match = parse_matchstate("MATCHSTATE:0:0:r300c/cr400:AsKd|/2c7hKs", GAME)
+    hand = agent.observe(match)
+    got = pipeline.strategy(match, hand, agent.clock)
+    node, _ = walk(bp.tree, match.state, hand.notes["translation"], np.random.default_rng(0), me=0)
+    assert bp.tree.actions(node)[:2] == [FOLD, CALL] and bp.tree.states[node].amount_to_call() == 600
+    raw = bp.range_strategy(node, match.state.board)
+    ratio = (100 / 800) / (600 / 1800)
+    np.testing.assert_allclose(got.probs[:, 0], raw[:, 0] * ratio)
+    np.testing.assert_allclose(got.probs[:, 1], raw[:, 1] + raw[:, 0] * (1 - ratio))
+    np.testing.assert_allclose(got.probs[:, 2:], raw[:, 2:])
+    # A bet the tree holds exactly keeps the blueprint's folds.
+    exact = parse_matchstate("MATCHSTATE:0:1:r300c/cr900:AsKd|/2c7hKs", GAME)
+    hand = agent.observe(exact)
+    kept = pipeline.strategy(exact, hand, agent.clock).probs
+    node, _ = walk(bp.tree, exact.state, hand.notes["translation"], np.random.default_rng(0), me=0)
+    np.testing.assert_allclose(kept, bp.range_strategy(node, exact.state.board))
