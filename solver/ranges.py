@@ -471,9 +471,11 @@ def root_values(
 def _frontier_values(
     trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray,
     strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray, buf_value: np.ndarray,
+    k: int,
 ) -> None:
     """Fill ``buf_value[f]`` (F, n_hands) with the values below frontier node ``f``, given
-    the reaches in ``buf_reach`` (F, 2, n_hands); the (node, board) pairs run in parallel."""
+    the reaches in ``buf_reach`` (F, 2, n_hands); the (node, board) pairs run in parallel
+    on ``k`` threads (numba's current count, passed in: a global would defeat caching)."""
     n_front = tree.frontier_nodes.shape[0]
     n_h = buf_reach.shape[2]
     first = np.zeros(n_front + 1, np.int64)
@@ -487,7 +489,6 @@ def _frontier_values(
     # each of the k threads one contiguous chunk of positions: the r-th position of
     # chunk j runs task r * k + j, so every thread gets every k-th (node, board) pair.
     n_tasks = first[n_front]
-    k = get_num_threads()
     chunk = (n_tasks + k - 1) // k
     for q in prange(chunk * k):
         i = (q % chunk) * k + q // chunk
@@ -537,7 +538,9 @@ def split_values(
         root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
         np.int64(RECORD), buf_reach, buf_value,
     )
-    _frontier_values(trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value)
+    _frontier_values(
+        trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value, get_num_threads()
+    )
     return walk(
         root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
         np.int64(READ), buf_reach, buf_value,
