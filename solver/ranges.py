@@ -4,8 +4,8 @@ strategy evaluation and best response (Slumbot's vectorized CFR).
 Each call walks the card-free betting tree once for one *traverser*, carrying both
 players' reach over every private hand and returning the traverser's counterfactual
 values per hand.  Chance nodes loop over the boards they deal; terminals cost
-O(hands): folds by inclusion-exclusion over shared cards, showdowns by one pass over
-the hands sorted by strength with per-card prefix sums (card removal).
+O(hands) with card removal, and all terminal children of a decision share one call
+(:mod:`solver.range_terminals`).
 
 Values include the probability of the deal, so the values at the root summed over
 hands are the traverser's expected winnings in chips.
@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from protocol.gamedef import GameDef
 from solver.abstraction import ActionAbstraction
 from solver.deals import CardSpace, card_space
+from solver.range_terminals import CARD_SLOTS, card_pairs, compatible_weight, ranked_weights
 from solver.tree import (
     CHANCE,
     DECISION,
@@ -114,9 +115,11 @@ class CardArrays(NamedTuple):
     ``boards_before[r + 1]`` is the number of boards at round ``r`` (index 0: one empty
     board); ``compat`` concatenates the rounds' (board, hand) masks from
     ``compat_start[r]``; ``hand_scale`` is the probability of one hand assignment.
-    For showdowns, per final board: ``final_order`` the hands weakest first,
-    ``sorted_cards`` (boards, hands, k) uint8 their cards in that order, and
-    ``group_end`` (boards, hands) int32 where each one's group of equal rank ends.
+    ``hand_cards`` (hands, 2) int32 are each hand's card slots, below ``card_slots``
+    (see :func:`solver.range_terminals.card_pairs`).  For showdowns, per final board:
+    ``final_order`` the hands weakest first, ``sorted_cards`` (boards, hands, 2) int32
+    their card slots in that order, and ``group_end`` (boards, hands) int32 where each
+    one's group of equal rank ends.
     """
 
     hand_cards: np.ndarray
@@ -127,6 +130,7 @@ class CardArrays(NamedTuple):
     sorted_cards: np.ndarray
     group_end: np.ndarray
     hand_scale: float
+    card_slots: int
 
 
 def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[TreeArrays, CardArrays]:
@@ -164,15 +168,17 @@ def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[Tre
     )
     compat = np.concatenate([c.ravel() for c in space.compat])
     starts = np.concatenate([[0], np.cumsum([c.size for c in space.compat])[:-1]]).astype(np.int64)
+    pairs = card_pairs(space.hands)
     cards = CardArrays(
-        hand_cards=space.hands,
+        hand_cards=pairs,
         boards_before=np.array((1,) + space.n_boards, np.int64),
         compat=compat,
         compat_start=starts,
         final_order=space.final_order,
-        sorted_cards=space.hands.astype(np.uint8)[space.final_order],
+        sorted_cards=pairs[space.final_order],
         group_end=_group_ends(space.final_rank, space.final_order),
         hand_scale=space.hand_probability() if hand_scale is None else hand_scale,
+        card_slots=CARD_SLOTS + (space.n_hands if space.hands.shape[1] == 1 else 0),
     )
     return arrays, cards
 
@@ -220,85 +226,56 @@ def regret_match(regret: np.ndarray, base: int, n_rows: int, n_actions: int, out
 
 
 @njit(cache=True)
-def _fold_values(payoff: float, reach_o: np.ndarray, hand_cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per hand: payoff x opponent reach over hands sharing no card (inclusion-exclusion)."""
-    n_h, k = hand_cards.shape
-    per_card = np.zeros(64)
-    total = 0.0
-    for h in range(n_h):
-        total += reach_o[h]
-        for c in range(k):
-            per_card[hand_cards[h, c]] += reach_o[h]
-    out = np.empty(n_h)
-    for h in range(n_h):
-        # With two cards, the one hand holding both was subtracted twice.
-        compatible = total + (k - 1) * reach_o[h]
-        for c in range(k):
-            compatible -= per_card[hand_cards[h, c]]
-        out[h] = payoff * compatible * mask[h]
-    return out
+def _is_terminal(kind: int) -> bool:
+    """Whether a node kind ends the hand (FOLD_END and SHOWDOWN are the two largest codes)."""
+    return kind >= FOLD_END
 
 
 @njit(cache=True)
-def _showdown_values(
-    win: float, tie: float, lose: float, reach_o: np.ndarray, order: np.ndarray, cards: np.ndarray,
-    group_end: np.ndarray, mask: np.ndarray,
-) -> np.ndarray:
-    """Per hand: chips won against the opponent's range at a showdown, card removal included.
+def _showdown_coefficients(tree: TreeArrays, node: int, trav: int, scale: float) -> tuple[float, float, float]:
+    """``trav``'s (win - tie, lose - tie, tie) payoffs at showdown ``node``, times ``scale``."""
+    win = tree.showdown_value[node, 2 * trav, trav] * scale
+    tie = tree.showdown_value[node, 1, trav] * scale
+    lose = tree.showdown_value[node, 2 - 2 * trav, trav] * scale
+    return win - tie, lose - tie, tie
 
-    Two sweeps over the hands by strength (``order`` weakest first, with their
-    ``cards`` and the ``group_end`` of each run of equal rank, see :class:`CardArrays`),
-    one run at a time: upwards, the opponent weight in weaker runs (less the hands
-    sharing a card, by inclusion-exclusion with per-card sums) is beaten; downwards,
-    the weight in stronger runs wins; what remains of the compatible weight ties.
-    """
-    n_h, k = cards.shape
-    sorted_reach = np.empty(n_h)
-    for m in range(n_h):
-        sorted_reach[m] = reach_o[order[m]]
-    weaker = np.empty(n_h)
-    below = 0.0
-    below_card = np.zeros(64)
-    i = 0
-    while i < n_h:
-        j = group_end[i]
-        for m in range(i, j):
-            x = below
-            for c in range(k):
-                x -= below_card[cards[m, c]]
-            weaker[m] = x
-        for m in range(i, j):
-            below += sorted_reach[m]
-            for c in range(k):
-                below_card[cards[m, c]] += sorted_reach[m]
-        i = j
-    # ``below`` and ``below_card`` now hold the whole range's totals.
-    out = np.empty(n_h)
-    above = 0.0
-    above_card = np.zeros(64)
-    j = n_h
-    while j > 0:
-        i = j - 1
-        while i > 0 and group_end[i - 1] == j:
-            i -= 1
-        for m in range(i, j):
-            # With two cards, the one hand holding both was subtracted twice; it is
-            # in neither the weaker nor the stronger runs.
-            compatible = below + (k - 1) * sorted_reach[m]
-            stronger = above
-            for c in range(k):
-                card = cards[m, c]
-                stronger -= above_card[card]
-                compatible -= below_card[card]
-            ties = compatible - weaker[m] - stronger
-            h = order[m]
-            out[h] = (win * weaker[m] + tie * ties + lose * stronger) * mask[h]
-        for m in range(i, j):
-            above += sorted_reach[m]
-            for c in range(k):
-                above_card[cards[m, c]] += sorted_reach[m]
-        j = i
-    return out
+
+@njit(cache=True)
+def _terminal_basis(
+    reach_o: np.ndarray, need_ranked: bool, cards: CardArrays, round_: int, board: int, out: np.ndarray
+) -> None:
+    """``out`` (3, n_hands): C, W and S of ``reach_o`` (see :mod:`solver.range_terminals`);
+    W and S only if ``need_ranked`` (a showdown on a final board)."""
+    n_h = reach_o.shape[0]
+    mask = _board_mask(cards, round_, board, n_h)
+    compatible_weight(reach_o, cards.hand_cards, cards.card_slots, mask, out[0])
+    if need_ranked:
+        ranked_weights(
+            reach_o, reach_o, cards.final_order[board], cards.sorted_cards[board], cards.group_end[board],
+            cards.card_slots, mask, out[1], out[2],
+        )
+
+
+@njit(cache=True)
+def _terminal_value(tree: TreeArrays, cards: CardArrays, node: int, trav: int, basis: np.ndarray) -> np.ndarray:
+    """``trav``'s values (n_hands,) at terminal ``node`` from the basis of its opponent reach."""
+    if tree.kind[node] == FOLD_END:
+        return tree.fold_value[node, trav] * cards.hand_scale * basis[0]
+    cw, cs, ct = _showdown_coefficients(tree, node, trav, cards.hand_scale)
+    return cw * basis[1] + cs * basis[2] + ct * basis[0]
+
+
+@njit(cache=True)
+def _strategy_rows(strategy: np.ndarray, base: int, n_rows: int, n_actions: int, out: np.ndarray) -> None:
+    """Fill ``out`` (rows, actions) with ``strategy``'s rows scaled to sum 1 (uniform where
+    a row sums to 0 or less), so unnormalized sums such as an average's can be played."""
+    for h in range(n_rows):
+        row = base + h * n_actions
+        total = 0.0
+        for a in range(n_actions):
+            total += strategy[row + a]
+        for a in range(n_actions):
+            out[h, a] = strategy[row + a] / total if total > 0 else 1.0 / n_actions
 
 
 @njit(cache=True)
@@ -339,7 +316,10 @@ def walk(
     ``regret`` and ``avg`` in place (discounting the old totals by ``d_pos``, ``d_neg``,
     ``d_avg``); EVALUATE plays ``strategy`` for both; BEST_RESPONSE plays ``strategy``
     for the opponent and the best action per hand for the traverser.  ``regret``,
-    ``avg`` and ``strategy`` are float64 arrays in the tabular layout ``tree.offset``.
+    ``avg`` and ``strategy`` are arrays in the tabular layout ``tree.offset``, all
+    float64 or all float32 (storage only: the arithmetic is float64);
+    ``strategy``'s rows are normalized as they are read, so an average strategy's
+    unnormalized sums can be played directly.
 
     ``stage`` RECORD stores both reaches arriving at frontier node ``f`` in
     ``buf_reach[f]`` (float64 (F, 2, n_hands): traverser, opponent), returns zeros
@@ -349,18 +329,10 @@ def walk(
     kind = tree.kind[node]
     n_h = reach_t.shape[0]
     r = tree.round[node]
-    if kind == FOLD_END:
-        mask = _board_mask(cards, r, board, n_h)
-        return _fold_values(tree.fold_value[node, trav] * cards.hand_scale, reach_o, cards.hand_cards, mask)
-    if kind == SHOWDOWN:
-        mask = _board_mask(cards, r, board, n_h)
-        s = cards.hand_scale
-        win = tree.showdown_value[node, 2 * trav, trav] * s
-        lose = tree.showdown_value[node, 2 - 2 * trav, trav] * s
-        return _showdown_values(
-            win, tree.showdown_value[node, 1, trav] * s, lose, reach_o,
-            cards.final_order[board], cards.sorted_cards[board], cards.group_end[board], mask,
-        )
+    if _is_terminal(kind):
+        basis = np.empty((3, n_h))
+        _terminal_basis(reach_o, kind == SHOWDOWN, cards, r, board, basis)
+        return _terminal_value(tree, cards, node, trav, basis)
     child0 = tree.children[tree.child_start[node]]
     if kind == CHANCE and stage != WHOLE:
         f = tree.frontier[node]
@@ -396,31 +368,68 @@ def walk(
     if mode == UPDATE:
         regret_match(regret, base, n_h, n_a, sigma)
     elif not (mode == BEST_RESPONSE and tree.player[node] == trav):
-        for h in range(n_h):
-            for a in range(n_a):
-                sigma[h, a] = strategy[base + h * n_a + a]
+        _strategy_rows(strategy, base, n_h, n_a, sigma)
+    # Terminal children are folded into one terminal-basis call (see solver.range_terminals).
+    n_ranked = 0
+    n_terminal = 0
+    for a in range(n_a):
+        child_kind = tree.kind[tree.children[first + a]]
+        n_terminal += _is_terminal(child_kind)
+        n_ranked += child_kind == SHOWDOWN
+    basis = np.empty((3 if n_terminal else 0, n_h))
     values = np.zeros(n_h)
     if tree.player[node] != trav:
         child_o = np.empty(n_h)
+        # Opponent terminals: the combined weights whose C, W and S sum to their values.
+        weights = np.zeros((3 if n_terminal else 0, n_h))
         for a in range(n_a):
-            for h in range(n_h):
-                child_o[h] = reach_o[h] * sigma[h, a]
-            values += walk(
-                tree.children[first + a], board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy,
-                d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
-            )
+            child = tree.children[first + a]
+            if tree.kind[child] == FOLD_END:
+                c_fold = tree.fold_value[child, trav] * cards.hand_scale
+                for h in range(n_h):
+                    weights[0, h] += c_fold * reach_o[h] * sigma[h, a]
+            elif tree.kind[child] == SHOWDOWN:
+                cw, cs, ct = _showdown_coefficients(tree, child, trav, cards.hand_scale)
+                for h in range(n_h):
+                    p = reach_o[h] * sigma[h, a]
+                    weights[0, h] += ct * p
+                    weights[1, h] += cw * p
+                    weights[2, h] += cs * p
+            else:
+                for h in range(n_h):
+                    child_o[h] = reach_o[h] * sigma[h, a]
+                values += walk(
+                    child, board, trav, reach_t, child_o, mode, tree, cards, regret, avg, strategy,
+                    d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
+                )
+        if n_terminal:
+            mask = _board_mask(cards, r, board, n_h)
+            compatible_weight(weights[0], cards.hand_cards, cards.card_slots, mask, basis[0])
+            values += basis[0]
+            if n_ranked:
+                ranked_weights(
+                    weights[1], weights[2], cards.final_order[board], cards.sorted_cards[board],
+                    cards.group_end[board], cards.card_slots, mask, basis[1], basis[2],
+                )
+                values += basis[1]
+                values += basis[2]
         return values
 
+    if n_terminal:
+        _terminal_basis(reach_o, n_ranked > 0, cards, r, board, basis)
     child_values = np.empty((n_a, n_h))
-    child_t = np.empty(n_h)
+    # In a best response the traverser's own reach does not change its values.
+    child_t = reach_t if mode == BEST_RESPONSE else np.empty(n_h)
     for a in range(n_a):
-        if mode == BEST_RESPONSE:
-            child_t[:] = reach_t  # the traverser's own reach does not change its values
-        else:
+        child = tree.children[first + a]
+        if _is_terminal(tree.kind[child]):
+            child_values[a] = _terminal_value(tree, cards, child, trav, basis)
+            continue
+        if mode != BEST_RESPONSE:
             for h in range(n_h):
                 child_t[h] = reach_t[h] * sigma[h, a]
         child_values[a] = walk(
-            tree.children[first + a], board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy,
+            child, board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy,
             d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
         )
     if mode == BEST_RESPONSE:
@@ -462,9 +471,11 @@ def root_values(
 def _frontier_values(
     trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray,
     strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray, buf_value: np.ndarray,
+    k: int,
 ) -> None:
     """Fill ``buf_value[f]`` (F, n_hands) with the values below frontier node ``f``, given
-    the reaches in ``buf_reach`` (F, 2, n_hands); the (node, board) pairs run in parallel."""
+    the reaches in ``buf_reach`` (F, 2, n_hands); the (node, board) pairs run in parallel
+    on ``k`` threads (numba's current count, passed in: a global would defeat caching)."""
     n_front = tree.frontier_nodes.shape[0]
     n_h = buf_reach.shape[2]
     first = np.zeros(n_front + 1, np.int64)
@@ -474,7 +485,15 @@ def _frontier_values(
     out = np.zeros((first[n_front], n_h))
     no_reach = np.zeros((0, 2, n_h))
     no_value = np.zeros((0, n_h))
-    for i in prange(first[n_front]):
+    # Subtrees differ in size (a check-check river dwarfs an all-in's), and numba gives
+    # each of the k threads one contiguous chunk of positions: the r-th position of
+    # chunk j runs task r * k + j, so every thread gets every k-th (node, board) pair.
+    n_tasks = first[n_front]
+    chunk = (n_tasks + k - 1) // k
+    for q in prange(chunk * k):
+        i = (q % chunk) * k + q // chunk
+        if i >= n_tasks:
+            continue
         f = np.searchsorted(first, i, side="right") - 1
         node = tree.frontier_nodes[f]
         r = tree.round[node]
@@ -519,7 +538,9 @@ def split_values(
         root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
         np.int64(RECORD), buf_reach, buf_value,
     )
-    _frontier_values(trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value)
+    _frontier_values(
+        trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value, get_num_threads()
+    )
     return walk(
         root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
         np.int64(READ), buf_reach, buf_value,

@@ -259,6 +259,9 @@ class SubgameSolver:
             board are zeroed); any non-negative weights.
         threads: numba threads for the parts below the first chance nodes.
         max_bytes: refuse subgames whose regret, average and strategy arrays need more.
+        dtype: storage of the regrets and average-strategy sums (arithmetic is float64
+            either way): float32 (default) halves the memory traffic that bounds the
+            solve's speed; float64 reproduces full-game solvers to the last bits.
 
     Raises:
         SubgameError: if the ranges have the wrong shape or are negative or empty,
@@ -266,7 +269,8 @@ class SubgameSolver:
     """
 
     def __init__(
-        self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1, max_bytes: float = 8e9
+        self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1,
+        max_bytes: float = 8e9, dtype: type = np.float32,
     ) -> None:
         ranges = np.array(ranges, dtype=np.float64)
         if ranges.shape != (2, subgame.n_hands):
@@ -275,7 +279,10 @@ class SubgameSolver:
             raise SubgameError("ranges must be finite, non-negative, and give each player some weight")
         if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
             raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
-        needed = 3 * 8 * subgame.tabular.layout.size
+        if np.dtype(dtype) not in (np.float32, np.float64):
+            raise SubgameError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
+        # Regrets and sums in dtype, plus a normalized float64 strategy when one is asked for.
+        needed = (2 * np.dtype(dtype).itemsize + 8) * subgame.tabular.layout.size
         if needed > max_bytes:
             raise SubgameError(
                 f"the subgame needs {needed / 1e9:.1f} GB of strategy arrays (limit {max_bytes / 1e9:.1f} GB): "
@@ -286,10 +293,9 @@ class SubgameSolver:
         self.config = CFRConfig(*(float(x) for x in config))
         self.threads = threads
         size = subgame.tabular.layout.size
-        self.regret = np.zeros(size)
-        self.avg = np.zeros(size)
+        self.regret = np.zeros(size, dtype)
+        self.avg = np.zeros(size, dtype)
         self.iterations = 0
-        self._unused = np.zeros(0)
 
     # --- running --------------------------------------------------------------------
 
@@ -311,7 +317,7 @@ class SubgameSolver:
                 reach = np.array([_hooked(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
             d = discounts(t, *self.config)
             for trav in range(2):
-                values = self._values(trav, UPDATE, reach, self._unused, d)
+                values = self._values(trav, UPDATE, reach, self.avg, d)
                 if hook is not None:
                     hook.entered(t, trav, values)
 
@@ -325,9 +331,16 @@ class SubgameSolver:
 
     def exploitability(self, strategy: np.ndarray | None = None) -> float:
         """Mean best-response gain against ``strategy`` (default: the average), % of the root pot."""
-        s = self.average_strategy() if strategy is None else strategy
+        s = self._playable(strategy)
         gains = [float(self.ranges[p] @ self._values(p, BEST_RESPONSE, self.ranges, s)) for p in range(2)]
         return 100.0 * sum(gains) / 2 / self.mass() / self.subgame.pot
+
+    def _playable(self, strategy: np.ndarray | None) -> np.ndarray:
+        """A strategy for the kernel in the solver's dtype: by default the average
+        strategy's sums (the kernel normalizes rows as it reads them)."""
+        if strategy is None:
+            return self.avg
+        return np.asarray(strategy, self.avg.dtype)
 
     def mass(self) -> float:
         """Joint weight of the compatible (own hand, opponent hand) pairs of the ranges."""
@@ -336,9 +349,9 @@ class SubgameSolver:
     def memory_bytes(self) -> int:
         """Bytes of the solver's arrays and the subgame's card and tree arrays."""
         sg = self.subgame
-        arrays = [self.regret, self.avg, *sg.cards[:-1], *sg.arrays]
-        # An average strategy is normalized into a third array of the same size at each check.
-        return int(sum(a.nbytes for a in arrays) + self.avg.nbytes)
+        arrays = [a for a in (self.regret, self.avg, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
+        # The average strategy is normalized into a float64 array when the solve returns.
+        return int(sum(a.nbytes for a in arrays) + 8 * self.avg.size)
 
     def solve(
         self,
@@ -367,9 +380,9 @@ class SubgameSolver:
             measured = self.exploitability()
             if measured <= target_pct or time.perf_counter() - start >= time_limit:
                 break
-        strategy = self.average_strategy()
-        values = np.array([self._values(p, EVALUATE, self.ranges, strategy) for p in range(2)])
-        return SubgameResult(strategy, values, measured, self.iterations, time.perf_counter() - start, self.memory_bytes())
+        values = np.array([self._values(p, EVALUATE, self.ranges, self.avg) for p in range(2)])
+        seconds = time.perf_counter() - start
+        return SubgameResult(self.average_strategy(), values, measured, self.iterations, seconds, self.memory_bytes())
 
     # --- queries for agents and gadgets ----------------------------------------------
 
@@ -379,7 +392,7 @@ class SubgameSolver:
         ``board`` is needed below the subgame's chance nodes."""
         n_a = int(self.subgame.tree.child_count[node])
         start, end = self._rows(node, board)
-        x = (self.avg[start:end] if average else np.maximum(self.regret[start:end], 0.0)).reshape(-1, n_a)
+        x = (self.avg[start:end] if average else np.maximum(self.regret[start:end], 0.0)).astype(np.float64).reshape(-1, n_a)
         total = x.sum(axis=1, keepdims=True)
         return np.divide(x, total, out=np.full_like(x, 1.0 / n_a), where=total > 0)
 
@@ -400,13 +413,16 @@ class SubgameSolver:
         action probabilities along the path: Bayes' rule up to normalization), hands
         touching the board zeroed.  ``strategy`` defaults to the average."""
         sg = self.subgame
-        s = self.average_strategy() if strategy is None else strategy
         reach = self.ranges.copy()
         for parent, edge in sg.path(node):
-            if sg.tree.kind[parent] == DECISION:
+            if sg.tree.kind[parent] != DECISION:
+                continue
+            if strategy is None:
+                probs = self.node_strategy(parent, board)[:, edge]
+            else:
                 start, end = self._rows(parent, board)
-                n_a = int(sg.tree.child_count[parent])
-                reach[sg.tree.player[parent]] *= s[start:end].reshape(sg.n_hands, n_a)[:, edge]
+                probs = strategy[start:end].reshape(sg.n_hands, -1)[:, edge]
+            reach[sg.tree.player[parent]] *= probs
         return reach * _board_mask(sg, node, board)
 
     def best_response_values(self, node: int, player: int, board: Sequence[int] | None = None) -> np.ndarray:
@@ -420,8 +436,7 @@ class SubgameSolver:
 
     def _node_values(self, node: int, player: int, board: Sequence[int] | None, mode: int) -> np.ndarray:
         sg = self.subgame
-        s = self.average_strategy()
-        reach = self.reach_at(node, board, s)
+        reach = self.reach_at(node, board)
         for parent, _ in sg.path(node):
             if sg.tree.kind[parent] == CHANCE:
                 reach[1 - player] *= sg.arrays.deal_factor[parent]
@@ -429,7 +444,7 @@ class SubgameSolver:
         n_h = sg.n_hands
         return walk(
             np.int64(node), b, np.int64(player), reach[player], reach[1 - player], np.int64(mode), sg.arrays, sg.cards,
-            self.regret, self.avg, s, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+            self.regret, self.avg, self.avg, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
         )
 
 

@@ -1,6 +1,6 @@
 """Subgame solving speed on heads-up no-limit hold'em public states (issue 11, item 8).
 
-    .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50]
+    .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64]
 
 The state: a custom two-player no-limit hold'em GameDef with stacks of 450 and blinds
 50/50, played check/call to the river (or the turn) through ``protocol.rules``, so
@@ -21,8 +21,11 @@ and cached by a warm-up solve first):
    pot over random boards and random non-uniform ranges: median and p99.
 
 The C++ range-solver figures (1.03 s and 4.58 s) are the issue's, measured on this
-machine class unloaded; they are not rerun here.  The machine is shared: the load
-average is printed before and after, and CPU seconds beside wall seconds.
+machine class unloaded; they are not rerun here.  The "before" figures are this
+script's on main before the kernel rework (float64 storage, one terminal call per
+terminal), measured on 2026-11-24 on a quiet machine (load 0.4); they are constants,
+not rerun.  The machine is shared: the load average is printed before and after, and
+CPU seconds beside wall seconds.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ END GAMEDEF
 RIVER = parse_abstraction("0.33,0.67,1,1.5;raise=0.5,1;allin;allinabove=0.67")
 COARSE = parse_abstraction("0.5,1;raise=1;allin;allinabove=0.67")
 CPP_RIVER, CPP_TURN = 1.03, 4.58
+#: (wall s, CPU s) on main before the kernel rework, quiet machine (see the docstring).
+BEFORE_RIVER, BEFORE_TURN = (0.623, 0.590), (40.4, 48.4)
+BEFORE_AGENT_MEDIAN, BEFORE_AGENT_P99 = 0.099, 0.123
 TARGET_RIVER, TARGET_TURN = 0.5, 2.3
 
 
@@ -71,16 +77,17 @@ def checked_to(game: GameDef, round_: int, board: tuple[int, ...]) -> State:
 
 
 def timed_solve(
-    sg: Subgame, ranges: np.ndarray, target: float, threads: int, config: CFRConfig = DCFR
+    sg: Subgame, ranges: np.ndarray, target: float, threads: int, config: CFRConfig = DCFR, dtype: type = np.float32
 ) -> tuple[float, float, object, SubgameSolver]:
-    solver = SubgameSolver(sg, ranges, config, threads=threads)
+    solver = SubgameSolver(sg, ranges, config, threads=threads, dtype=dtype)
     wall, cpu = time.perf_counter(), time.process_time()
     result = solver.solve(target)
     return time.perf_counter() - wall, time.process_time() - cpu, result, solver
 
 
 def report(
-    name: str, sg: Subgame, build: float, wall: float, cpu: float, result, cpp: float | None, target: float | None
+    name: str, sg: Subgame, build: float, wall: float, cpu: float, result, cpp: float | None, target: float | None,
+    before: tuple[float, float] | None = None,
 ) -> None:
     nodes, infosets = sg.size()
     print(
@@ -90,13 +97,23 @@ def report(
     )
     if cpp is not None:
         print(f"    vs C++ range solver {cpp:.2f} s: {cpp / wall:.2f}x (wall), {cpp / cpu:.2f}x (CPU); target <= {target} s")
+    if before is not None:
+        print(
+            f"    vs before the rework ({before[0]:.3f} s wall / {before[1]:.3f} s CPU, quiet machine): "
+            f"{before[0] / wall:.2f}x (wall), {before[1] / cpu:.2f}x (CPU)"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-turn", action="store_true", help="skip the turn + river case")
     parser.add_argument("--boards", type=int, default=50, help="random boards for the agent-sized case (default 50)")
+    parser.add_argument(
+        "--dtype", choices=("float32", "float64"), default="float32", help="regret and average storage (default float32)"
+    )
     args = parser.parse_args()
+    dtype = np.dtype(args.dtype).type
+    print(f"storage {args.dtype}")
     print(f"load average before: {os.getloadavg()}")
 
     board = parse_cards("QsJh2h8d3c")
@@ -104,10 +121,10 @@ def main() -> None:
     river = build_subgame(checked_to(GAME, 3, board), RIVER)
     build = time.perf_counter() - start
     uniform = np.ones((2, river.n_hands))
-    timed_solve(river, uniform, 1.0, 1)  # compile / load the kernels
-    wall, cpu, result, _ = timed_solve(river, uniform, 0.1, 1)
-    report("river DCFR, 1 thread, to 0.1%", river, build, wall, cpu, result, CPP_RIVER, TARGET_RIVER)
-    wall, cpu, result, _ = timed_solve(river, uniform, 0.1, 1, CFR_PLUS)
+    timed_solve(river, uniform, 1.0, 1, dtype=dtype)  # compile / load the kernels
+    wall, cpu, result, _ = timed_solve(river, uniform, 0.1, 1, dtype=dtype)
+    report("river DCFR, 1 thread, to 0.1%", river, build, wall, cpu, result, CPP_RIVER, TARGET_RIVER, BEFORE_RIVER)
+    wall, cpu, result, _ = timed_solve(river, uniform, 0.1, 1, CFR_PLUS, dtype)
     report("river CFR+ (baseline), 1 thread, to 0.1%", river, build, wall, cpu, result, None, None)
 
     if not args.skip_turn:
@@ -115,9 +132,9 @@ def main() -> None:
         turn = build_subgame(checked_to(GAME, 2, board), COARSE)
         build = time.perf_counter() - start
         ones = np.ones((2, turn.n_hands))
-        SubgameSolver(turn, ones, threads=2).iterate(1)  # compile the parallel kernel
-        wall, cpu, result, _ = timed_solve(turn, ones, 0.5, 2)
-        report("turn+river DCFR, 2 threads, to 0.5%", turn, build, wall, cpu, result, CPP_TURN, TARGET_TURN)
+        SubgameSolver(turn, ones, threads=2, dtype=dtype).iterate(1)  # compile the parallel kernel
+        wall, cpu, result, _ = timed_solve(turn, ones, 0.5, 2, dtype=dtype)
+        report("turn+river DCFR, 2 threads, to 0.5%", turn, build, wall, cpu, result, CPP_TURN, TARGET_TURN, BEFORE_TURN)
 
     rng = np.random.default_rng(11)
     cards = np.array(deck(GAME))
@@ -128,7 +145,7 @@ def main() -> None:
         sg = build_subgame(checked_to(GAME, 3, dealt), COARSE)
         builds.append(time.perf_counter() - start)
         ranges = rng.random((2, sg.n_hands)) ** 3  # skewed, non-uniform weights
-        wall, cpu, result, _ = timed_solve(sg, ranges, 1.0, 1)
+        wall, cpu, result, _ = timed_solve(sg, ranges, 1.0, 1, dtype=dtype)
         walls.append(wall)
         cpus.append(cpu)
         sizes.append(result.iterations)
@@ -139,6 +156,10 @@ def main() -> None:
         f"median {int(np.median(sizes))} iterations | build median {np.median(builds):.3f} s, "
         f"p99 {np.percentile(builds, 99):.3f} s "
         f"| tree {sg.size()[0]:,} nodes"
+    )
+    print(
+        f"    vs before the rework (median {BEFORE_AGENT_MEDIAN} s, p99 {BEFORE_AGENT_P99} s wall, quiet machine): "
+        f"median {BEFORE_AGENT_MEDIAN / np.median(walls):.2f}x, p99 {BEFORE_AGENT_P99 / np.percentile(walls, 99):.2f}x (wall)"
     )
     print(f"load average after: {os.getloadavg()}")
 
