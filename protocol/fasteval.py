@@ -56,15 +56,19 @@ _SUIT_BITS = 16
 # Adding 3 to a 4-bit suit counter sets its top bit exactly when the count is >= 5.
 _FLUSH_PROBE = 0x3333
 _FLUSH_BITS = 0x8888
-_CACHE_FORMAT = 1
+# Card tables have 64 rows so a batch can index them with ``card & 63`` without a
+# clamp; rows 52..63 add nothing to the key and set the sign bit of ``bits``.
+_CARD_ROWS = 64
+_BAD_CARD_BIT = -(1 << 63)
+_CACHE_FORMAT = 2
 _CACHE_NAME = f"fasteval-v{_CACHE_FORMAT}.npz"
 
 
 class EvalTables(NamedTuple):
     """The evaluator's tables (read-only after the build).
 
-    card_key: int64[52], a card's additive key (see the module docstring).
-    card_bit: int64[52], a card's bit ``1 << (16*suit + rank)``.
+    card_key: int64[64], a card's additive key (see the module docstring); 0 for 52..63.
+    card_bit: int64[64], a card's bit ``1 << (16*suit + rank)``; the sign bit for 52..63.
     suit_shift: int64[16], for a 4-bit set of flush suits, 16 times its lowest suit.
     hash_mult: uint64[1], the multiplier of the perfect hash.
     disp: int64[2**13], per-row displacement of the perfect hash.
@@ -127,29 +131,44 @@ def fast_rank(t: EvalTables, cards: np.ndarray, n: int) -> int:
     return rank_of_sums(t, key, bits)
 
 
+@njit(cache=True, inline="always")
+def _row_sums(t: EvalTables, hands: np.ndarray, h: int, n: int) -> tuple[int, int, int]:
+    """(key sum, bit OR, flag) of row ``h`` of ``hands``' first ``n`` cards; the flag is
+    nonzero if a card is outside 0..51 or repeated.
+
+    The check rides along without a branch: a card is read as ``card & 63``, flagged if
+    that changed it, and rows 52..63 of the tables set the sign bit of the OR; a
+    repeated card makes the sum of the cards' distinct bits differ from their OR.
+    """
+    key = 0
+    bits = 0
+    bit_sum = 0
+    bad = 0
+    for i in range(n):
+        c = np.int64(hands[h, i])
+        row = c & (_CARD_ROWS - 1)
+        bad |= row ^ c
+        key += t.card_key[row]
+        bits |= t.card_bit[row]
+        bit_sum += t.card_bit[row]
+    return key, bits, bad | (bit_sum ^ bits) | (bits & _BAD_CARD_BIT)
+
+
 @njit(cache=True)
 def _rank_batch(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> bool:
     """Rank each row of ``hands`` (int (N, n)) into ``out`` (int32 (N,), mutated).
 
     Returns False if some row holds a card outside 0..51 or the same card twice (``out``
-    is then meaningless).  The check rides along without a branch: an out-of-range
-    card is clamped before the lookups and flagged, and a repeated card makes the sum
-    of the cards' distinct bits differ from their OR.
+    is then meaningless); see :func:`_row_sums`.
     """
     n = hands.shape[1]
     bad = 0
     for h in range(hands.shape[0]):
-        key = 0
-        bits = 0
-        bit_sum = 0
-        for i in range(n):
-            c = np.int64(hands[h, i])
-            safe = min(max(c, 0), NUM_CARDS - 1)
-            bad |= safe ^ c
-            key += t.card_key[safe]
-            bits |= t.card_bit[safe]
-            bit_sum += t.card_bit[safe]
-        bad |= bit_sum ^ bits
+        if n == 7:  # the usual case, with the card loop unrolled (about 20% faster)
+            key, bits, flag = _row_sums(t, hands, h, 7)
+        else:
+            key, bits, flag = _row_sums(t, hands, h, n)
+        bad |= flag
         out[h] = rank_of_sums(t, key, bits)
     return bad == 0
 
@@ -385,8 +404,10 @@ def build_tables() -> EvalTables:
         EvalTableError: if no multiplier yields a perfect hash (does not happen for the
             fixed candidate sequence, but is checked rather than assumed).
     """
-    card_key = np.array([(5**r << _SUIT_BITS) | (1 << (4 * s)) for r in range(13) for s in range(4)], np.int64)
-    card_bit = np.array([1 << (16 * s + r) for r in range(13) for s in range(4)], np.int64)
+    card_key = np.zeros(_CARD_ROWS, np.int64)
+    card_key[:NUM_CARDS] = [(5**r << _SUIT_BITS) | (1 << (4 * s)) for r in range(13) for s in range(4)]
+    card_bit = np.full(_CARD_ROWS, _BAD_CARD_BIT, np.int64)
+    card_bit[:NUM_CARDS] = [1 << (16 * s + r) for r in range(13) for s in range(4)]
     suit_shift = np.array([16 * ((c & -c).bit_length() - 1) if c else 0 for c in range(16)], np.int64)
     quinary, multiset_ranks = _rank_multisets()
     rng = np.random.default_rng(0x5EED)
