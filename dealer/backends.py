@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dealer.run import RunFailed, Seat, _count_hands, _tail, play_match
+from dealer.run import RunFailed, Seat, _count_hands, _tail, is_finished, play_match, rewind_match
 from dealer.tournament import MatchTask
-from protocol.decisions import truncate_decision_log
+from precompute.progress import Progress
 from protocol.gamedef import bundled_game_names
 
 TASK_FILE = "task.json"
@@ -46,51 +46,6 @@ def log_path(task: MatchTask, folder: Path) -> Path:
     return folder / f"{task.match}.log"
 
 
-def is_finished(log: Path) -> bool:
-    """Whether a match log ends with its SCORE line."""
-    try:
-        with open(log, "rb") as f:
-            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
-            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    except FileNotFoundError:
-        return False
-    return tail.startswith(b"SCORE:")
-
-
-def prepare_resume(task: MatchTask, folder: Path) -> int:
-    """Make an interrupted match's files agree on its finished hands; returns how many.
-
-    The log is cut to whole lines, the transaction log and decision logs to the hands
-    the log finished: the hand a crash cut short is played again from its start, the
-    dealer replaying the rest (``dealer serve -a``).  With no finished hand, every old
-    file is removed and the match starts afresh (0 is returned).
-    """
-    log, tlog = log_path(task, folder), folder / f"{task.match}.tlog"
-    dlogs = sorted((folder / "decisions").glob(f"{task.match}.*.dlog"))
-    finished = 0
-    if log.exists() and tlog.exists():
-        data = log.read_bytes()
-        data = data[: data.rfind(b"\n") + 1]
-        log.write_bytes(data)
-        finished = data.count(b"\nSTATE:")
-    if finished == 0:
-        for path in [log, tlog, *dlogs]:
-            path.unlink(missing_ok=True)
-        return 0
-    kept = []
-    for line in tlog.read_bytes().split(b"\n")[:-1]:  # the last piece has no line ending
-        fields = line.split()
-        if len(fields) >= 2 and fields[1].isdigit() and int(fields[1]) < finished:
-            kept.append(line + b"\n")
-    tlog.write_bytes(b"".join(kept))
-    for path in dlogs:
-        try:
-            truncate_decision_log(path, finished)
-        except ValueError:  # cut off inside its header: it holds no decision
-            path.unlink()
-    return finished
-
-
 def run_match(folder: Path) -> dict[str, Any]:
     """Play (or finish) the match described by ``folder/task.json``; returns its outcome."""
     task = MatchTask.from_json(json.loads((folder / TASK_FILE).read_text()))
@@ -102,7 +57,7 @@ def run_match(folder: Path) -> dict[str, Any]:
     for attempt in range(2):
         if is_finished(log):
             break
-        resumed = prepare_resume(task, folder)
+        resumed = rewind_match(folder, task.match)
         if attempt == 0:
             outcome["resumed_from"] = resumed
         try:
@@ -313,32 +268,6 @@ class RayBackend:
 # --- running a tournament's matches ---------------------------------------------------------
 
 
-class _Progress:
-    """One progress line over matches and hands on stderr (periodic lines when not a terminal)."""
-
-    def __init__(self, tasks: int, hands: int, done_matches: int, done_hands: int, enabled: bool) -> None:
-        self.tasks, self.hands, self.enabled = tasks, hands, enabled
-        self.done_matches, self.done_hands, self.start_hands = done_matches, done_hands, done_hands
-        self.tty = sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.last_print = 0.0
-
-    def update(self, in_flight: int, final: bool = False) -> None:
-        now = time.monotonic()
-        if not self.enabled or (not final and now - self.last_print < (0.2 if self.tty else 10.0)):
-            return
-        self.last_print = now
-        hands = self.done_hands + in_flight
-        rate = (hands - self.start_hands) / max(now - self.started, 1e-9)
-        filled = int(30 * hands / self.hands) if self.hands else 30
-        text = (
-            f"tournament [{'#' * filled}{'.' * (30 - filled)}] {self.done_matches}/{self.tasks} matches  "
-            f"{hands:,}/{self.hands:,} hands  {rate:,.0f} hands/s"
-        )
-        sys.stderr.write(("\r" + text + ("\n" if final else "")) if self.tty else text + "\n")
-        sys.stderr.flush()
-
-
 def run_matches(
     tasks: list[MatchTask], out: Path, backend: LocalPool | RayBackend, progress: bool = True
 ) -> dict[str, dict[str, Any]]:
@@ -362,7 +291,8 @@ def run_matches(
             file=sys.stderr,
         )
     per_match = tasks[0].hands if tasks else 0
-    bar = _Progress(len(tasks), len(tasks) * per_match, len(outcomes), len(outcomes) * per_match, progress)
+    done_hands = len(outcomes) * per_match
+    bar = Progress("tournament", len(tasks) * per_match, done=done_hands, enabled=progress, unit="hands")
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         queue = list(todo)
@@ -371,10 +301,10 @@ def run_matches(
                 backend.submit(queue.pop(0), out)
             for outcome in backend.wait(0.2):
                 outcomes[outcome["match"]] = outcome
-                bar.done_matches += 1
-                bar.done_hands += outcome.get("hands", 0)
-            bar.update(backend.hands_in_flight())
-        bar.update(0, final=True)
+                done_hands += outcome.get("hands", 0)
+            bar.status = f"{len(outcomes)}/{len(tasks)} matches"
+            bar.update(done_hands + backend.hands_in_flight())
+        bar.close()
     except KeyboardInterrupt:
         backend.stop()
         raise

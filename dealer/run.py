@@ -14,6 +14,7 @@ import argparse
 import fcntl
 import itertools
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from dealer.bots import POLICIES
 from dealer.server import MAX_SEED, NAME_FORBIDDEN
+from precompute.progress import Progress
 from protocol.decisions import truncate_decision_log
 from protocol.gamedef import GameDef, load_game
 
@@ -151,34 +153,6 @@ def _seat_command(
     return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
 
 
-class _Progress:
-    """A one-line progress bar on stderr (plain periodic lines when not a terminal)."""
-
-    def __init__(self, total: int, label: str, enabled: bool) -> None:
-        self.total, self.label, self.enabled = total, label, enabled
-        self.tty = sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.started_at = 0  # hands already done (a resumed match)
-        self.last_print = 0.0
-
-    def update(self, done: int, final: bool = False) -> None:
-        if not self.enabled or (done == 0 and not self.tty):
-            return
-        now = time.monotonic()
-        if not final and now - self.last_print < (0.2 if self.tty else 10.0):
-            return
-        self.last_print = now
-        rate = (done - self.started_at) / max(now - self.started, 1e-9)
-        width = 30
-        filled = int(width * done / self.total) if self.total else width
-        text = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} hands  {rate:,.0f} hands/s"
-        if self.tty:
-            sys.stderr.write("\r" + text + ("\n" if final else ""))
-        else:
-            sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-
-
 def _count_hands(log: Path, state: dict[str, int]) -> int:
     """Finished hands in a growing log, reading only what was appended."""
     try:
@@ -253,10 +227,8 @@ def play_match(
                 except OSError as exc:
                     raise RunFailed(f"seat {index + 1} ({seat.name}) could not start: {exc.strerror}: {cmd[0]}") from None
             procs.append((seat, proc, seat_out))
-        bar = _Progress(hands, match, progress)
         counter: dict[str, int] = {}
-        if resume:
-            bar.started_at = _count_hands(log, counter)
+        bar = Progress(match, hands, done=_count_hands(log, counter) if resume else 0, enabled=progress, unit="hands")
         while dealer.poll() is None:
             codes = [proc.poll() for _, proc, _ in procs]
             if any(code is not None for code in codes):
@@ -272,6 +244,8 @@ def play_match(
                     ) from None
             bar.update(_count_hands(log, counter))
             time.sleep(0.05)
+        bar.update(_count_hands(log, counter))
+        bar.close()
         score = dealer.stdout.read()
         if dealer.returncode != 0:
             done = _count_hands(log, counter)
@@ -279,7 +253,6 @@ def play_match(
             raise RunFailed(
                 f"the match stopped after {done} finished hands (kept in {log}):\n{reason}" + _seat_exits(procs)
             )
-        bar.update(_count_hands(log, counter), final=True)
         if "SCORE:" not in score:
             raise RunFailed(f"the dealer finished without a SCORE line; see {dealer_err}")
         return log
@@ -349,43 +322,51 @@ def _saved_settings(args: argparse.Namespace) -> dict:
     return settings
 
 
-def _finished(log: Path) -> bool:
+def is_finished(log: Path) -> bool:
+    """Whether a match log ends with its SCORE line."""
     try:
-        with open(log, errors="replace") as f:
-            return any(line.startswith("SCORE:") for line in f)
+        with open(log, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
     except FileNotFoundError:
         return False
+    return tail.startswith(b"SCORE:")
 
 
-def _rewind(out: Path, match: str, order: list[Seat]) -> bool:
-    """Cut a stopped match back to its last finished hand; False if it never started.
+def rewind_match(out: Path, match: str) -> int:
+    """Cut a stopped match's files back to its finished hands; returns how many.
 
-    The dealer then replays whole hands from the transaction log (``serve -a``) and
-    the seats play the unfinished hand from its start, so each hand's decisions come
-    from one bot process and no decision log holds a decision the dealer never took.
+    The log is cut to whole lines, the transaction log and every decision log of the
+    match to the hands the log finished: the dealer then replays them (``serve -a``)
+    and the seats play the unfinished hand from its start, so each hand's decisions
+    come from one bot process and no decision log holds a decision the dealer never
+    took.  With no finished hand (or no transaction log to replay), every old file is
+    removed and the match starts afresh (0 is returned).
     """
-    tlog = out / f"{match}.tlog"
-    if not tlog.is_file():
-        return False
-    try:
-        with open(out / f"{match}.log", errors="replace") as f:
-            hands = sum(1 for line in f if line.startswith("STATE:"))
-    except FileNotFoundError:
-        hands = 0
-    keep = 0
-    with open(tlog, "rb") as f:
-        for raw in f:
-            fields = raw.split()
-            if len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) >= hands:
-                break
-            keep += len(raw)
-    with open(tlog, "r+b") as f:
-        f.truncate(keep)
-    for seat in order:
-        dlog = out / "decisions" / f"{match}.{seat.name}.dlog"
-        if (seat.is_bot or seat.is_agent) and dlog.exists():
-            truncate_decision_log(dlog, hands)
-    return True
+    log, tlog = out / f"{match}.log", out / f"{match}.tlog"
+    dlogs = sorted((out / "decisions").glob(f"{match}.*.dlog"))
+    finished = 0
+    if log.exists() and tlog.exists():
+        data = log.read_bytes()
+        data = data[: data.rfind(b"\n") + 1]
+        log.write_bytes(data)
+        finished = data.count(b"\nSTATE:") + data.startswith(b"STATE:")
+    if finished == 0:
+        for path in [log, tlog, *dlogs]:
+            path.unlink(missing_ok=True)
+        return 0
+    kept = []
+    for line in tlog.read_bytes().split(b"\n")[:-1]:  # the last piece has no line ending
+        fields = line.split()
+        if len(fields) >= 2 and fields[1].isdigit() and int(fields[1]) < finished:
+            kept.append(line + b"\n")
+    tlog.write_bytes(b"".join(kept))
+    for path in dlogs:
+        try:
+            truncate_decision_log(path, finished)
+        except ValueError:  # cut off inside its header: it holds no decision
+            path.unlink()
+    return finished
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -428,10 +409,10 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         for match, order in zip(matches, plan):
             log = out / f"{match}.log"
-            if args.resume and _finished(log):
+            if args.resume and is_finished(log):
                 logs.append(log)
                 continue
-            resume = bool(args.resume) and _rewind(out, match, order)
+            resume = bool(args.resume) and rewind_match(out, match) > 0
             logs.append(
                 play_match(
                     order, match=match, game_arg=game_arg, hands=hands, seed=seed, out=out,

@@ -13,8 +13,9 @@ wrong raises :class:`MatchLogError` with one sentence naming the file and line.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,8 @@ class MatchLogError(EvaluationError):
 
 
 @dataclass(frozen=True, slots=True)
-class MatchLog:
-    """One match log: header facts, finished hands in order, and the SCORE line if present.
+class LogFacts:
+    """What a match log says besides its hands: the header, the seats, the SCORE line.
 
     ``seats`` are the player names in seat order (the SCORE line's order; without one,
     hand 0's order, since positions rotate from it).  ``notes`` are sentences about
@@ -53,10 +54,20 @@ class MatchLog:
     planned_hands: int
     seed: int
     options: tuple[str, ...]
-    hands: tuple[LoggedHand, ...]
     seats: tuple[str, ...]
     score: tuple[float, ...] | None
     notes: tuple[str, ...]
+
+    def facts(self) -> dict[str, Any]:
+        """These fields by name (to build a :class:`MatchLog` or :class:`LogSummary` from them)."""
+        return {f.name: getattr(self, f.name) for f in fields(LogFacts)}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLog(LogFacts):
+    """One match log: its :class:`LogFacts` and its finished hands in order."""
+
+    hands: tuple[LoggedHand, ...]
 
     def seat_values(self, seat: str) -> list[float]:
         """Chips ``seat`` won in each hand, in hand order."""
@@ -69,20 +80,10 @@ class MatchLog:
 
 
 @dataclass(frozen=True, slots=True)
-class LogSummary:
-    """What a report keeps of a match log read hand by hand: :class:`MatchLog`'s facts,
+class LogSummary(LogFacts):
+    """What a report keeps of a match log read hand by hand: its :class:`LogFacts`,
     the number of hands and their cards (``deals``, for pairing mirrored matches)."""
 
-    path: Path
-    name: str
-    game_file: str
-    game: GameDef
-    planned_hands: int
-    seed: int
-    options: tuple[str, ...]
-    seats: tuple[str, ...]
-    score: tuple[float, ...] | None
-    notes: tuple[str, ...]
     num_hands: int
     deals: np.ndarray
 
@@ -125,20 +126,7 @@ def read_match_log(path: str | Path, game: GameDef | None = None) -> MatchLog:
     """
     reader = MatchLogReader(path, game)
     hands = tuple(reader)
-    s = reader.summary()
-    return MatchLog(
-        path=s.path,
-        name=s.name,
-        game_file=s.game_file,
-        game=s.game,
-        planned_hands=s.planned_hands,
-        seed=s.seed,
-        options=s.options,
-        hands=hands,
-        seats=s.seats,
-        score=s.score,
-        notes=s.notes,
-    )
+    return MatchLog(**reader.summary().facts(), hands=hands)
 
 
 class MatchLogReader:

@@ -225,21 +225,18 @@ def test_lineup_file_errors_name_the_file(tmp_path):
     assert os.path.exists(good)
 
 
-def test_prepare_resume_cuts_every_file_back_to_the_finished_hands(tmp_path):
-    from dealer.backends import prepare_resume
-    from dealer.tournament import MatchTask
+def test_rewind_match_cuts_every_file_back_to_the_finished_hands(tmp_path):
+    from dealer.run import rewind_match
     from protocol.decisions import DecisionLogWriter, read_decision_log
     from protocol.gamedef import load_game
 
-    task = MatchTask(lineup="a-b", match="m", order=(("a", "call"), ("b", "call")), game="holdem.nolimit.2p", hands=10,
-                     seed=1, group=0, t_response=1, t_per_hand=1, start_timeout=1)  # fmt: skip
     (tmp_path / "m.log").write_text("# name/game/hands/seed m holdem.nolimit.2p 10 1\nSTATE:0:x\nSTATE:1:x\nSTATE:2:cc/r3")
     (tmp_path / "m.tlog").write_text("c 0 1 2\nc 0 1 2\nc 1 1 2\nc 1 1 2\nc 2 1 2\nr300 2 1")
     with DecisionLogWriter(tmp_path / "decisions" / "m.a.dlog", seat="a", match="m", game=load_game("holdem.nolimit.2p")) as w:
         for hand in (0, 1, 2):
             w.record(hand=hand, position=0, state=f"MATCHSTATE:0:{hand}::", probs=[("c", 1.0)], taken="c")
     (tmp_path / "decisions" / "m.b.dlog").write_bytes(b"\x85")  # cut inside its header
-    assert prepare_resume(task, tmp_path) == 2
+    assert rewind_match(tmp_path, "m") == 2
     assert (tmp_path / "m.log").read_text().endswith("STATE:1:x\n")
     assert (tmp_path / "m.tlog").read_text() == "c 0 1 2\nc 0 1 2\nc 1 1 2\nc 1 1 2\n"
     _, decisions = read_decision_log(tmp_path / "decisions" / "m.a.dlog")
@@ -248,6 +245,6 @@ def test_prepare_resume_cuts_every_file_back_to_the_finished_hands(tmp_path):
     assert not cut.exists() or cut.stat().st_size == 0  # its bot writes a fresh header
     # Nothing finished: the match starts afresh.
     (tmp_path / "m.log").write_text("# name/game/hands/seed m holdem.nolimit.2p 10 1\nSTATE:0:c")
-    assert prepare_resume(task, tmp_path) == 0
+    assert rewind_match(tmp_path, "m") == 0
     assert not (tmp_path / "m.log").exists() and not (tmp_path / "m.tlog").exists()
     assert not (tmp_path / "decisions" / "m.a.dlog").exists()

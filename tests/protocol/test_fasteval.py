@@ -160,6 +160,28 @@ def test_batch_check_finds_any_bad_row(dtype):
         rank_range(list(range(6)))
 
 
+def test_large_batches_split_over_threads_give_the_same_ranks_and_errors():
+    """From PARALLEL_MIN_HANDS rows on, rank_batch runs in parallel parts: every row still
+    gets the general kernel's rank, and a bad row in any part is found and named."""
+    n = fasteval.PARALLEL_MIN_HANDS + 12_345  # parts of unequal size
+    hands = np.argsort(np.random.default_rng(11).random((n, 52)), axis=1)[:, :7].astype(np.uint8)
+    general = np.array([rank_cards(h.astype(np.int64), 7) for h in hands])
+    assert (rank_batch(hands) == general).all()
+    out = np.zeros(n, np.int32)
+    assert rank_batch(hands, out=out) is out and (out == general).all()
+    with pytest.raises(ValueError, match="out must be a contiguous int32 array"):
+        rank_batch(hands, out=np.zeros(n, np.int64))
+    for row in (0, n // 2, n - 1):
+        broken = hands.copy()
+        broken[row, 2] = 60
+        with pytest.raises(ValueError, match=rf"0\.\.51 \(row {row}\)"):
+            rank_batch(broken)
+        repeated = hands.copy()
+        repeated[row, 1] = repeated[row, 5]
+        with pytest.raises(ValueError, match=rf"same card twice \(row {row}\)"):
+            rank_batch(repeated)
+
+
 def test_tables_cached_and_rebuilt_when_missing_or_corrupt(tmp_path, monkeypatch):
     monkeypatch.setenv("ACPC_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(fasteval, "_loaded", {})

@@ -235,4 +235,4 @@ def test_progress_bar_only_for_slow_reports(monkeypatch, capsys):
         slow.advance()
     slow.close()
     err = capsys.readouterr().err
-    assert "dealer report [" in err and "10/10" in err
+    assert "dealer report" in err and "10/10" in err

@@ -17,8 +17,11 @@ from protocol.gamedef import load_game
 
 
 def enumerate_patterns(holes: np.ndarray, board: np.ndarray, rest: np.ndarray, k: int) -> np.ndarray:
-    """The slow reference: the previous implementation (commit 0319b2e), which ranks every
-    player on every ``k``-card completion of ``board`` from ``rest``, one by one."""
+    """The slow reference, by brute force: rank every player on every ``k``-card completion
+    of ``board`` from ``rest``, one by one, and read each completion's pattern off the
+    sorted distinct ranks (a formulation of the pattern independent of showdown's own).
+    The ranks come from ``rank_of_sums``, which tests/protocol/test_fasteval.py checks
+    against the general evaluator on every 5-, 6- and 7-card hand."""
     return _enumerate_patterns(eval_tables(), holes, board, rest, _combinations(rest.shape[0], k))
 
 
@@ -69,20 +72,12 @@ def _enumerate_patterns(
             bits |= tables.card_bit[c]
         for p in range(n_players):
             ranks[p] = rank_of_sums(tables, key + hole_key[p], bits | hole_bits[p])
+        # level of p = how many distinct ranks beat p's: its place from the top among them.
+        distinct = np.unique(ranks)
         code = 0
-        scale = 1
         for p in range(n_players):
-            level = 0
-            for q in range(n_players):
-                if ranks[q] > ranks[p]:
-                    first = True
-                    for q2 in range(q):
-                        if ranks[q2] == ranks[q]:
-                            first = False
-                    if first:
-                        level += 1
-            code += level * scale
-            scale *= n_players
+            level = distinct.shape[0] - 1 - np.searchsorted(distinct, ranks[p])
+            code += level * n_players**p
         counts[code] += 1
     return counts
 
