@@ -299,7 +299,7 @@ def evaluate_hands(
             entry = index.get((match, hand.state.hand_number, p))
             if entry is not None and entry[0] == hand.names[p]:
                 _check_declared(hand, p, entry[1], policy)
-        ranged = _ranged_position(logged, known, value) if full_range else None
+        ranged = _ranged_position(hand, logged, known, value) if full_range else None
         if ranged is not None:
             if ranges is None:
                 ranges = RangeAivat(value)  # type: ignore[arg-type]  # _ranged_position checked it
@@ -376,13 +376,18 @@ def _imagined(
     return out, used
 
 
-def _ranged_position(logged: Mapping[int, Sequence[Decision]], known: Mapping[int, Policy], value: ValueFunction) -> int | None:
+def _ranged_position(
+    hand: LoggedHand, logged: Mapping[int, Sequence[Decision]], known: Mapping[int, Policy], value: ValueFunction
+) -> int | None:
     """The position whose whole range AIVAT averages over in this hand, if any: the
-    first whose every decision carries its range, in a two-player hand with no known
-    strategy, with the check-down value function (the one the range estimator computes)."""
+    first that logged every one of its decisions with its range, in a two-player hand
+    with no known strategy, with the check-down value function (the one the range
+    estimator computes).  A hand with a decision missing (a seat that crashed or timed
+    out) is corrected at the hands held only."""
     if known or not isinstance(value, CheckDownValue) or value.game.num_players != 2:
         return None
-    return next((p for p in sorted(logged) if has_ranges(logged[p])), None)
+    turns = [sum(actor == p for actors in hand.state.actors for actor in actors) for p in range(2)]
+    return next((p for p in sorted(logged) if has_ranges(logged[p]) and len(logged[p]) == turns[p]), None)
 
 
 def _check_declared(hand: LoggedHand, position: int, decisions: Sequence[Decision], policy: Policy) -> None:

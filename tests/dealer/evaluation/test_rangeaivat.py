@@ -247,3 +247,19 @@ def test_holdem_estimator_equals_the_general_one(monkeypatch):
     assert fast.strategies == {"ranged": LOGGED_RANGE}
     assert any(len(h.state.board) == 5 for h in match.hands)
     np.testing.assert_allclose(fast.corrections, slow.corrections, atol=1e-6)
+
+
+def test_a_hand_missing_a_decision_is_corrected_at_the_hand_held():
+    """A seat that crashed or timed out logged fewer decisions than it made: that hand
+    gets the corrections of the hand held (no imaginary observations), the rest its range."""
+    sim = _match(LEDUC, 20, 1)
+    index = sim.decision_index()
+    key = next(k for k, (_, ds) in index.by_node.items() if len(ds) > 1)
+    seat, decisions = index.by_node[key]
+    cut = DecisionIndex({**index.by_node, key: (seat, decisions[:-1])})
+    full = evaluate_match(sim.match_log(), index)
+    partial = evaluate_match(sim.match_log(), cut)
+    assert partial.corrections[key[1], IMAGINARY].tolist() == [0.0, 0.0]
+    assert full.corrections[key[1], IMAGINARY].any()
+    others = [h for h in range(20) if h != key[1]]
+    np.testing.assert_array_equal(partial.corrections[others], full.corrections[others])
