@@ -8,7 +8,8 @@ is ``margin · min(c)``, so one margin vector per board gives the value of every
 hand for every private hand at once (:mod:`dealer.evaluation.rangeaivat`).
 
 * Any game: exact pattern counts per hand (:func:`dealer.evaluation.showdown.outcome_counts`).
-* Hold'em from the flop on: one pass over the run-outs ranks all 1,326 hands per run-out.
+* Hold'em from the flop on: one pass over the run-outs, ranking the 91 rank pairs (and
+  only the hands that could make a flush card by card) per run-out.
 * Hold'em before the flop: a table of exact pairwise margins over the 1,712,304 boards,
   built once from one pattern count per suit-isomorphism class of the two hands (about
   50,000 classes, a minute of CPU) and cached on disk beside the evaluator's tables.
@@ -28,7 +29,16 @@ from dealer.evaluation.showdown import outcome_counts
 from dealer.evaluation.values import AivatError
 from protocol.cards import deck
 from protocol.decisions import private_hands
-from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, NUM_HOLE_PAIRS, EvalTables, cache_path, eval_tables, fast_rank, range_ranks
+from protocol.fasteval import (
+    HOLE_PAIRS,
+    NUM_CARDS,
+    NUM_HOLE_PAIRS,
+    EvalTables,
+    cache_path,
+    eval_tables,
+    rank_of_multiset,
+    rank_of_sums,
+)
 from protocol.gamedef import GameDef
 
 _PREFLOP_FORMAT = 1
@@ -98,32 +108,88 @@ def _postflop_kernel(t: EvalTables, opponent: np.ndarray, board: np.ndarray, res
 
     board: int64 (3..5,); rest: int64 (R,) the cards neither on the board nor held by the
     opponent; out: float64 (1326,), written (0 for pairs meeting the board or opponent).
+
+    A pair that cannot make a flush ranks as its two ranks do, whatever its suits, so
+    each run-out ranks the 91 rank pairs once and scores each against the opponent: a
+    pair's total is its rank pair's sum over all run-outs, minus the run-outs holding
+    either of its cards, plus the one holding both (inclusion-exclusion); then the
+    pairs that could make a flush on a run-out (at most one suit has three board cards)
+    are ranked card by card and their score corrected.
     """
     n = board.shape[0]
     need = 5 - n
     river = np.empty(5, np.int64)
     river[:n] = board
-    seven = np.empty(7, np.int64)
-    ranks = np.empty(NUM_HOLE_PAIRS, np.int32)
-    score = np.zeros(NUM_HOLE_PAIRS, np.int64)
-    seen = np.zeros(NUM_HOLE_PAIRS, np.int64)
+    five = np.array([5**r for r in range(13)], np.int64)
+    scores = np.empty(169, np.int64)  # by rank pair low * 13 + high, this run-out
+    total = np.zeros(169, np.int64)
+    holding = np.zeros((169, NUM_CARDS), np.int64)  # run-outs holding a card, by rank pair
+    extra = np.zeros(NUM_HOLE_PAIRS, np.int64)  # both cards held, and flush corrections
+    suits = np.zeros(4, np.int64)
+    rank_pair = np.empty(NUM_HOLE_PAIRS, np.int64)
+    mask = np.empty(NUM_HOLE_PAIRS, np.int64)
+    for p in range(NUM_HOLE_PAIRS):
+        a, b = HOLE_PAIRS[p, 0], HOLE_PAIRS[p, 1]
+        rank_pair[p] = (a // 4) * 13 + b // 4  # a < b, so rank(a) <= rank(b)
+        mask[p] = (1 << a) | (1 << b)
+    # Pairs that can flush with three (two cards of the suit) or four (one) of a suit on the board.
+    suits_of = HOLE_PAIRS % 4
+    suited = [np.flatnonzero((suits_of[:, 0] == x) & (suits_of[:, 1] == x)) for x in range(4)]
+    touching = [np.flatnonzero((suits_of[:, 0] == x) | (suits_of[:, 1] == x)) for x in range(4)]
+    everyone = np.arange(NUM_HOLE_PAIRS)
+    blocked = (1 << opponent[0]) | (1 << opponent[1])
+    for c in board:
+        blocked |= 1 << c
     r = rest.shape[0]
     idx = np.arange(need)
     while True:
         for j in range(need):
             river[n + j] = rest[idx[j]]
-        range_ranks(t, river, 5, ranks)
-        seven[:5] = river
-        seven[5] = opponent[0]
-        seven[6] = opponent[1]
-        mine = fast_rank(t, seven, 7)
-        for p in range(NUM_HOLE_PAIRS):
-            if ranks[p] > 0:
-                seen[p] += 1
-                if ranks[p] > mine:
-                    score[p] += 1
-                elif ranks[p] < mine:
-                    score[p] -= 1
+        key = 0
+        bits = 0
+        used = blocked
+        suits[:] = 0
+        for c in river:
+            key += t.card_key[c]
+            bits |= t.card_bit[c]
+            used |= 1 << c
+            suits[c % 4] += 1
+        theirs = rank_of_sums(
+            t, key + t.card_key[opponent[0]] + t.card_key[opponent[1]],
+            bits | t.card_bit[opponent[0]] | t.card_bit[opponent[1]],
+        )  # fmt: skip
+        ranks = key >> 16  # the board's rank multiset, base 5 (see protocol.fasteval)
+        for low in range(13):
+            for high in range(low, 13):
+                # A rank pair the deck cannot give here only meets pairs the run-out blocks,
+                # whose counts inclusion-exclusion removes again.
+                mine = rank_of_multiset(t, ranks + five[low] + five[high])
+                v = (mine > theirs) - (mine < theirs)
+                scores[low * 13 + high] = v
+                total[low * 13 + high] += v
+                for j in range(need):
+                    holding[low * 13 + high, river[n + j]] += v
+        if need == 2:
+            x, y = min(river[3], river[4]), max(river[3], river[4])
+            p = y * (y - 1) // 2 + x
+            extra[p] += scores[rank_pair[p]]
+        flush_suit = -1
+        for x in range(4):
+            if suits[x] >= 3:
+                flush_suit = x
+        if flush_suit >= 0:
+            # Three of the suit on the board: only pairs of two of it can flush; four: one is
+            # enough; five: every pair plays the board's flush at least.
+            count = suits[flush_suit]
+            candidates = suited[flush_suit] if count == 3 else touching[flush_suit] if count == 4 else everyone
+            for p in candidates:
+                if used & mask[p]:
+                    continue
+                a, b = HOLE_PAIRS[p, 0], HOLE_PAIRS[p, 1]
+                held = (a % 4 == flush_suit) + (b % 4 == flush_suit)
+                if suits[flush_suit] + held >= 5:
+                    mine = rank_of_sums(t, key + t.card_key[a] + t.card_key[b], bits | t.card_bit[a] | t.card_bit[b])
+                    extra[p] += (mine > theirs) - (mine < theirs) - scores[rank_pair[p]]
         # Next run-out (combinations of `need` cards of `rest`, odometer order).
         i = need - 1
         while i >= 0 and idx[i] == r - need + i:
@@ -133,10 +199,17 @@ def _postflop_kernel(t: EvalTables, opponent: np.ndarray, board: np.ndarray, res
         idx[i] += 1
         for j in range(i + 1, need):
             idx[j] = idx[j - 1] + 1
+    # Run-outs avoiding a pair's two cards, both among `rest`.
+    seen = 1.0
+    for j in range(need):
+        seen = seen * (r - 2 - j) / (j + 1)
     for p in range(NUM_HOLE_PAIRS):
-        a, b = HOLE_PAIRS[p, 0], HOLE_PAIRS[p, 1]
-        blocked = a == opponent[0] or a == opponent[1] or b == opponent[0] or b == opponent[1]
-        out[p] = 0.0 if blocked or seen[p] == 0 else score[p] / seen[p]
+        if blocked & mask[p]:
+            out[p] = 0.0
+        else:
+            a, b = HOLE_PAIRS[p, 0], HOLE_PAIRS[p, 1]
+            k = rank_pair[p]
+            out[p] = (total[k] - holding[k, a] - holding[k, b] + extra[p]) / seen
 
 
 # --- hold'em before the flop ------------------------------------------------------------------

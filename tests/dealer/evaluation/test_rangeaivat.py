@@ -204,16 +204,19 @@ def test_holdem_margins_match_exact_counts():
 
     game = load_game("holdem.nolimit.2p")
     sm = margins.ShowdownMargins(game)
-    opponent, board = (10, 33), (0, 17, 40)
-    for cards in (board, (*board, 51), (*board, 51, 22)):
+    # Rainbow and monotone flops, a four-flush turn, a river: flushes by rank pair or card by card.
+    for opponent, cards in (
+        ((10, 33), (0, 17, 40)), ((10, 33), (0, 17, 40, 51)), ((1, 2), (0, 4, 8)), ((1, 2), (0, 4, 8, 12)),
+        ((10, 33), (0, 17, 40, 51, 22)),
+    ):  # fmt: skip
         fast = sm.margins(opponent, cards)
-        for i in (5, 700, 1300):
-            hand = tuple(int(c) for c in sm.hands[i])
+        for i, hand in enumerate(sm.hands):
+            hand = tuple(int(c) for c in hand)
             if set(hand) & set(cards + opponent):
                 assert fast[i] == 0
                 continue
             counts = outcome_counts(tuple(deck(game)), (hand, opponent), cards, 5)
-            assert fast[i] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12)
+            assert fast[i] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12), (hand, cards)
     # Swapping suits (clubs <-> spades, hearts <-> diamonds) keeps the class of a matchup.
     a, b = np.array([[0, 5], [12, 13]]), np.array([[20, 41], [50, 51]])
     swap = np.array([(c // 4) * 4 + (3 - c % 4) for c in range(52)])
