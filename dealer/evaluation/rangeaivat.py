@@ -17,6 +17,10 @@ the estimate is the outcome holding ``h`` plus
   distributions it drew from (for the cards it held, which are the dealer's log's): then
   the usual correction, with ṽ for each private hand of the seat.
 
+The rows may differ from one hand to the next at the same public node (a subgame solve,
+a random bet-size scale): the estimator stays unbiased as long as whatever makes them differ
+is drawn independently of the cards the seat holds, as the agent's solves and scales are.
+
 ṽ is the check-down value (:class:`dealer.evaluation.values.CheckDownValue`): each player
 calls, the board runs out, ``margin(h) · min(called)`` for the seat (zero-sum, so the
 opponent gets the negative), with the exact margins of :mod:`dealer.evaluation.margins`.
