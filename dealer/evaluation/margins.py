@@ -11,18 +11,20 @@ hand for every private hand at once (:mod:`dealer.evaluation.rangeaivat`).
 * Hold'em from the flop on: one pass over the run-outs, ranking the 91 rank pairs (and
   only the hands that could make a flush card by card) per run-out.
 * Hold'em before the flop: a table of exact pairwise margins over the 1,712,304 boards,
-  built once from one pattern count per suit-isomorphism class of the two hands (about
-  50,000 classes, a minute of CPU) and cached on disk beside the evaluator's tables.
+  computed from one pattern count per suit-isomorphism class of the two matchups (47,008
+  classes, about 70 s of CPU) and shipped (:data:`SHIPPED_PREFLOP`, 296 KB).
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
+import lzma
 from functools import lru_cache
 from itertools import permutations
 from pathlib import Path
 
 import numpy as np
+import structlog
 from numba import njit
 
 from dealer.evaluation.showdown import outcome_counts
@@ -34,14 +36,13 @@ from protocol.fasteval import (
     NUM_CARDS,
     NUM_HOLE_PAIRS,
     EvalTables,
-    cache_path,
     eval_tables,
     rank_of_multiset,
     rank_of_sums,
 )
 from protocol.gamedef import GameDef
 
-_PREFLOP_FORMAT = 1
+log = structlog.get_logger("dealer.evaluation.margins")
 #: Pattern codes of two players (``level_0 + 2 * level_1``): who has the better hand.
 _TIE, _SECOND_WINS, _FIRST_WINS = 0, 1, 2
 
@@ -215,26 +216,38 @@ def _postflop_kernel(t: EvalTables, opponent: np.ndarray, board: np.ndarray, res
 # --- hold'em before the flop ------------------------------------------------------------------
 
 
-def preflop_path() -> Path:
-    """Where the pre-flop margin table is cached (beside the evaluator's tables)."""
-    return cache_path().with_name(f"preflop-margins-v{_PREFLOP_FORMAT}.npy")
+#: The exact pre-flop margins, shipped: little-endian int32, boards won minus boards lost (of
+#: the 1,712,304 avoiding both hands) by pair j against pair i, for i < j in row order.
+SHIPPED_PREFLOP = Path(__file__).parent / "data" / "preflop-margins.xz"
+_PREFLOP_BOARDS = 1_712_304
+_PREFLOP_SHA256 = "9e50d848e5c26179589f64c8bc6ee364ac1ae4a6a4d3f831b3c91214fb73d68a"
 
 
 @lru_cache(maxsize=1)
 def preflop_table() -> np.ndarray:
     """float64 ``(1326, 1326)``: ``[opponent pair, pair]`` margin of ``pair`` before the flop
-    (0 where they share a card); built and cached on first use."""
-    path = preflop_path()
-    if path.is_file():
-        table = np.load(path)
-        if table.shape == (NUM_HOLE_PAIRS, NUM_HOLE_PAIRS):
-            return table
-    table = build_preflop_table()
+    (0 where they share a card), from :data:`SHIPPED_PREFLOP`; rebuilt from scratch (about a
+    minute) if that file is missing or damaged."""
+    try:
+        raw = lzma.decompress(SHIPPED_PREFLOP.read_bytes())
+        if hashlib.sha256(raw).hexdigest() != _PREFLOP_SHA256:
+            raise ValueError("checksum mismatch")
+    except (OSError, ValueError, lzma.LZMAError) as exc:
+        log.warning("rebuilding the pre-flop margin table", file=str(SHIPPED_PREFLOP), reason=str(exc))
+        return build_preflop_table()
+    table = np.zeros((NUM_HOLE_PAIRS, NUM_HOLE_PAIRS))
+    upper = np.triu_indices(NUM_HOLE_PAIRS, 1)
+    table[upper] = np.frombuffer(raw, dtype="<i4") / _PREFLOP_BOARDS
+    return table - table.T
+
+
+def write_preflop_table(path: Path = SHIPPED_PREFLOP) -> str:
+    """Compute the table from scratch and write it as shipped; returns the SHA-256 of its contents."""
+    counts = np.rint(build_preflop_table()[np.triu_indices(NUM_HOLE_PAIRS, 1)] * _PREFLOP_BOARDS).astype("<i4")
+    raw = counts.tobytes()
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp.npy")
-    np.save(partial, table)
-    os.replace(partial, path)
-    return table
+    path.write_bytes(lzma.compress(raw, preset=9))
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _canonical(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -181,22 +181,6 @@ def test_a_range_contradicting_the_logged_distribution_is_refused():
         evaluate_match(sim.match_log(), bad)
 
 
-class _CountedPreflop:
-    """Rows of the pre-flop margin table, counted as asked (the cached table takes a minute to build)."""
-
-    def __getitem__(self, pair: int) -> np.ndarray:
-        from dealer.evaluation import margins
-        from dealer.evaluation.showdown import outcome_counts
-
-        opponent = tuple(int(c) for c in margins.HOLE_PAIRS[pair])
-        row = np.zeros(len(margins.HOLE_PAIRS))
-        for i, hand in enumerate(margins.HOLE_PAIRS):
-            if not set(opponent) & set(hand.tolist()):
-                counts = outcome_counts(tuple(range(52)), (tuple(int(c) for c in hand), opponent), (), 5)
-                row[i] = (counts[2] - counts[1]) / counts.sum()
-        return row
-
-
 def test_holdem_margins_match_exact_counts():
     """The run-out kernel's margins equal exact pattern counts; the table's classes are suit-invariant."""
     from dealer.evaluation import margins
@@ -217,6 +201,15 @@ def test_holdem_margins_match_exact_counts():
                 continue
             counts = outcome_counts(tuple(deck(game)), (hand, opponent), cards, 5)
             assert fast[i] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12), (hand, cards)
+    # The shipped pre-flop table: exact counts, and one hand's margin is the other's negated.
+    table = margins.preflop_table()
+    np.testing.assert_array_equal(table, -table.T)
+    rng = np.random.default_rng(7)
+    for opponent, mine in rng.integers(len(sm.hands), size=(12, 2)):
+        a, b = (tuple(int(c) for c in sm.hands[i]) for i in (mine, opponent))
+        if not set(a) & set(b):
+            counts = outcome_counts(tuple(deck(game)), (a, b), (), 5)
+            assert table[opponent, mine] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12)
     # Swapping suits (clubs <-> spades, hearts <-> diamonds) keeps the class of a matchup.
     a, b = np.array([[0, 5], [12, 13]]), np.array([[20, 41], [50, 51]])
     swap = np.array([(c // 4) * 4 + (3 - c % 4) for c in range(52)])
@@ -234,13 +227,11 @@ def _holdem_ranged(state: State) -> Distribution:
     return Distribution(tuple((a, c / ROW_TOTAL) for a, c in zip(actions, counts)))
 
 
-def test_holdem_estimator_equals_the_general_one(monkeypatch):
-    """Over all 1,326 hands, the vectorised estimator equals enumerating every private deal
-    of the seat with the general AIVAT (its strategy known)."""
+def test_holdem_estimator_equals_the_general_one():
+    """Over all 1,326 hands, the vectorised estimator (with the shipped pre-flop table) equals
+    enumerating every private deal of the seat with the general AIVAT (its strategy known,
+    each showdown counted afresh)."""
     from dealer.bots import POLICIES
-    from dealer.evaluation import margins
-
-    monkeypatch.setattr(margins, "preflop_table", _CountedPreflop)
     game = load_game("holdem.nolimit.2p")
     seats = [("ranged", _holdem_ranged), ("caller", POLICIES["call"])]
     sim = simulate_match(game, seats, 2, 5, logging=["ranged"], ranged=["ranged"])
