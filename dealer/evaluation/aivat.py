@@ -50,7 +50,8 @@ import numpy as np
 from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.matchlog import MatchLog
-from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
+from dealer.evaluation.rangeaivat import RangeAivat, has_ranges
+from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, next_board_round
 from protocol.cards import deck
 from protocol.decisions import Decision
 from protocol.errors import ProtocolError
@@ -69,6 +70,8 @@ from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 KINDS = ("deal", "board", "action", "imaginary")
 DEAL, BOARD, ACTION, IMAGINARY = range(4)
 _PROBABILITY_TOLERANCE = 1e-6
+#: :attr:`MatchAivat.strategies` of a seat whose logged ranges were averaged over.
+LOGGED_RANGE = "its logged range"
 __all__ = ["DecisionIndex", "load_decision_logs", "stream_decision_logs"]  # re-exported: where decisions meet AIVAT
 
 
@@ -233,11 +236,12 @@ def evaluate_match(
     *,
     strategies: Mapping[str, Policy] | None = None,
     max_private_deals: int = 200,
+    full_range: bool = True,
 ) -> MatchAivat:
     """AIVAT values of every hand of ``match`` (see :func:`evaluate_hands`)."""
     return evaluate_hands(
         match.name, match.seats, match.hands, decisions, value or CheckDownValue(match.game),
-        strategies=strategies, max_private_deals=max_private_deals,
+        strategies=strategies, max_private_deals=max_private_deals, full_range=full_range,
     )  # fmt: skip
 
 
@@ -250,6 +254,7 @@ def evaluate_hands(
     *,
     strategies: Mapping[str, Policy] | None = None,
     max_private_deals: int = 200,
+    full_range: bool = True,
 ) -> MatchAivat:
     """AIVAT values of the ``hands`` of match ``match``, one at a time (they may stream from a log).
 
@@ -261,6 +266,9 @@ def evaluate_hands(
             cards).  Their decisions are corrected from it, and every hand is averaged
             over the private cards those seats could have held (imaginary observations).
         max_private_deals: refuse imaginary observations needing more private deals per hand.
+        full_range: in a two-player hand where no strategy is known, average over the
+            whole range of a seat whose decisions carry it (:mod:`dealer.evaluation.rangeaivat`;
+            with :class:`CheckDownValue` only); False corrects only the hands held.
 
     Raises:
         AivatError: if a decision log contradicts the match log, or imaginary
@@ -272,6 +280,8 @@ def evaluate_hands(
     raw = np.empty((1024, len(seats)))
     corrections = np.empty((1024, len(KINDS), len(seats)))
     counts = dict.fromkeys(seats, 0)
+    ranges: RangeAivat | None = None
+    range_seats: set[str] = set()
     n = 0
     for hand in hands:
         logged: dict[int, Sequence[Decision]] = {}
@@ -289,7 +299,17 @@ def evaluate_hands(
             entry = index.get((match, hand.state.hand_number, p))
             if entry is not None and entry[0] == hand.names[p]:
                 _check_declared(hand, p, entry[1], policy)
-        by_position, used = _imagined(hand, logged, known, value, max_private_deals)
+        ranged = _ranged_position(hand, logged, known, value) if full_range else None
+        if ranged is not None:
+            if ranges is None:
+                ranges = RangeAivat(value)  # type: ignore[arg-type]  # _ranged_position checked it
+            other = 1 - ranged
+            other_sigma = LoggedSigma(logged[other]) if other in logged else None
+            by_position, others = ranges.corrections(hand, ranged, logged[ranged], other_sigma)
+            used = {ranged: len(logged[ranged]), other: others}
+            range_seats.add(hand.names[ranged])
+        else:
+            by_position, used = _imagined(hand, logged, known, value, max_private_deals)
         if n == len(raw):
             raw = np.concatenate([raw, np.empty_like(raw)])
             corrections = np.concatenate([corrections, np.empty_like(corrections)])
@@ -300,6 +320,7 @@ def evaluate_hands(
         for position, corrected in used.items():
             counts[hand.names[position]] += corrected
     used_strategies = {s: policy_name(p) or "a known strategy" for s, p in strategies.items() if s in seats}
+    used_strategies.update((s, LOGGED_RANGE) for s in range_seats)
     return MatchAivat(tuple(seats), raw[:n].copy(), corrections[:n].copy(), counts, used_strategies)
 
 
@@ -353,6 +374,20 @@ def _imagined(
     out /= total
     out[IMAGINARY] = outcome / total - np.asarray(hand.values)
     return out, used
+
+
+def _ranged_position(
+    hand: LoggedHand, logged: Mapping[int, Sequence[Decision]], known: Mapping[int, Policy], value: ValueFunction
+) -> int | None:
+    """The position whose whole range AIVAT averages over in this hand, if any: the
+    first that logged every one of its decisions with its range, in a two-player hand
+    with no known strategy, with the check-down value function (the one the range
+    estimator computes).  A hand with a decision missing (a seat that crashed or timed
+    out) is corrected at the hands held only."""
+    if known or not isinstance(value, CheckDownValue) or value.game.num_players != 2:
+        return None
+    turns = [sum(actor == p for actors in hand.state.actors for actor in actors) for p in range(2)]
+    return next((p for p in sorted(logged) if has_ranges(logged[p]) and len(logged[p]) == turns[p]), None)
 
 
 def _check_declared(hand: LoggedHand, position: int, decisions: Sequence[Decision], policy: Policy) -> None:
@@ -439,7 +474,7 @@ def hand_corrections(
         state = state.apply(action)
         while dealt < game.board_cards_through(state.round):
             before = state
-            dealt = game.board_cards_through(_next_board_round(game, dealt))
+            dealt = game.board_cards_through(next_board_round(game, dealt))
             if len(final.board) < dealt:
                 raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
             state = replace(state, board=final.board[:dealt])
@@ -448,14 +483,6 @@ def hand_corrections(
     if left:
         raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {left} that never acted then")
     return out, used, likelihood
-
-
-def _next_board_round(game: GameDef, dealt: int) -> int:
-    """The round whose board cards come next once ``dealt`` board cards are out."""
-    r = 0
-    while game.board_cards_through(r) <= dealt:
-        r += 1
-    return r
 
 
 def _action_correction(state: State, taken: Action, sigma: Played, value: ValueFunction) -> np.ndarray:

@@ -26,6 +26,7 @@ import numpy as np
 
 from dealer.evaluation.aivat import (
     KINDS,
+    LOGGED_RANGE,
     DecisionIndex,
     MatchAivat,
     declared_strategies,
@@ -57,7 +58,10 @@ EPILOG = """examples:
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot
-does), it also averages over the hands each could have held.  p(win) is a
+does), it also averages over the hands each could have held.  In a two-player
+match, a seat whose log carries its whole range at every decision (the agent's
+does) is averaged over every hand it could have held, weighted by its own reach
+(--no-full-range: correct only the hands held).  p(win) is a
 one-tailed t test that the seat's mean is above 0."""
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
@@ -83,6 +87,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write the summary as JSON")
     parser.add_argument("--plot", metavar="FILE.png", type=Path, help="draw cumulative winnings (needs matplotlib)")
     parser.add_argument(
+        "--no-full-range", dest="full_range", action="store_false",
+        help="do not average over a seat's logged range (compare with the estimator that corrects only the hands held)",
+    )  # fmt: skip
+    parser.add_argument(
         "--game", metavar="GAME",
         help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
     )  # fmt: skip
@@ -97,7 +105,10 @@ def run_report(args: argparse.Namespace) -> int:
         if decisions is not None and not decisions.exists():
             raise EvaluationError(f"--decisions {decisions}: no such folder or decision log")
         game = load_game(args.game) if args.game else None
-        report_match(args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True)
+        report_match(
+            args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
+            full_range=args.full_range,
+        )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
         return 1
@@ -131,6 +142,7 @@ def report_match(
     plot_path: Path | None = None,
     game: GameDef | None = None,
     progress: bool = False,
+    full_range: bool = True,
 ) -> dict[str, Any]:
     """Evaluate match logs, print the report to ``out``, and return it as a dict.
 
@@ -145,6 +157,8 @@ def report_match(
         plot_path: also draw cumulative winnings there (needs matplotlib).
         game: the game of every log, instead of the one each header names.
         progress: show a progress bar on a terminal once the report takes a few seconds.
+        full_range: average over the whole range of a seat whose decisions carry it
+            (two-player matches; see :mod:`dealer.evaluation.rangeaivat`).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
@@ -160,7 +174,7 @@ def report_match(
     logs, results, notes = [], [], []
     try:
         for reader in readers:
-            result, note = _evaluate_log(reader, index, bar)
+            result, note = _evaluate_log(reader, index, bar, full_range)
             logs.append(reader.summary())
             results.append(result)
             notes += [note] if note else []
@@ -179,7 +193,9 @@ def report_match(
     return report
 
 
-def _evaluate_log(reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress) -> tuple[MatchAivat, str | None]:
+def _evaluate_log(
+    reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress, full_range: bool
+) -> tuple[MatchAivat, str | None]:
     """AIVAT of one log as it is read; and a note if declared policies could not be used."""
     hands = iter(reader)
     first = next(hands)  # a log with no hand raises here
@@ -192,7 +208,9 @@ def _evaluate_log(reader: MatchLogReader, index: DecisionIndex, bar: _DelayedPro
             yield hand
             bar.advance()
 
-    result = evaluate_hands(reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies)
+    result = evaluate_hands(
+        reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies, full_range=full_range
+    )
     return result.in_order(reader.summary().seats), note
 
 
@@ -381,7 +399,7 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
         if whole:
             print(
                 "  AIVAT imaginary observations over the private cards of "
-                + ", ".join(f"{s} (declares {p})" for s, p in whole.items()),
+                + ", ".join(f"{s} ({p if p == LOGGED_RANGE else f'declares {p}'})" for s, p in whole.items()),
                 file=out,
             )
         # Two players' results mirror each other: one figure says it all.

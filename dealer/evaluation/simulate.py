@@ -7,6 +7,11 @@ cards), rotates seats every hand as the reference does (position p of hand h is 
 keeps every decision's distribution.  It can be written as the files a real match
 leaves: ``NAME.log`` (reference format), the game file it names, and
 ``decisions/NAME.SEAT.dlog``.
+
+A seat named in ``ranged`` logs, like our agent, its whole range at every decision
+(:class:`protocol.decisions.LoggedRange`): its policy is asked at every private hand it
+could hold (those meeting the visible board get zero rows), and its probabilities must
+be multiples of 1/65,535 so the logged rows are exactly what it draws from.
 """
 
 from __future__ import annotations
@@ -22,9 +27,9 @@ from dealer.bots import Policy, policy_name
 from dealer.dealing import Dealer
 from dealer.evaluation.aivat import DecisionIndex
 from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
-from protocol.decisions import Decision, DecisionLogWriter
+from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, Decision, DecisionLogWriter, LoggedRange, private_hands
 from protocol.gamedef import GameDef, format_gamedef
-from protocol.rules import initial_state, with_cards
+from protocol.rules import Action, State, initial_state, with_cards
 from protocol.wire import (
     LoggedHand,
     format_matchstate,
@@ -46,6 +51,7 @@ class SimulatedMatch:
     hands: tuple[LoggedHand, ...]
     decisions: tuple[tuple[str, Decision], ...]
     policies: dict[str, str]
+    ranged: frozenset[str] = frozenset()
 
     def match_log(self) -> MatchLog:
         """The match as :func:`dealer.evaluation.matchlog.read_match_log` would return it."""
@@ -82,11 +88,11 @@ class SimulatedMatch:
                 if seat not in writers:
                     writers[seat] = DecisionLogWriter(
                         folder / "decisions" / f"{self.name}.{seat}.dlog", seat=seat, match=self.name, game=self.game,
-                        policy=self.policies.get(seat),
+                        policy=self.policies.get(seat), strategy=CARD_DEPENDENT if seat in self.ranged else None,
                     )  # fmt: skip
                 writers[seat].record(
                     hand=d.hand, position=d.position, state=d.state, probs=list(d.probs), taken=d.taken,
-                    uniform_raise=d.uniform_raise,
+                    uniform_raise=d.uniform_raise, range=d.range,
                 )
         finally:
             for writer in writers.values():
@@ -103,6 +109,7 @@ def simulate_match(
     name: str = "sim",
     logging: Collection[str] | None = None,
     action_seed: int | None = None,
+    ranged: Collection[str] = (),
 ) -> SimulatedMatch:
     """Play ``hands`` hands between ``seats`` (name, policy) in seat order.
 
@@ -110,6 +117,11 @@ def simulate_match(
         logging: names of the seats that keep decision logs (default: all).
         action_seed: seeds the policies' sampling (default: derived from ``seed``
             and the seat order, so mirrored matches sample independently).
+        ranged: names of logging seats whose decisions carry their whole range.
+
+    Raises:
+        ValueError: if a ranged seat's policy is not a multiple of 1/65,535, gives
+            different actions for different hands, or draws a uniform raise.
     """
     if len(seats) != game.num_players:
         raise ValueError(f"the game needs {game.num_players} seats, got {len(seats)}")
@@ -126,12 +138,17 @@ def simulate_match(
         holes, board = dealer.deal()
         at = [(p + h) % n for p in range(n)]
         state = initial_state(game, h, holes, board)
+        reach = {p: np.ones(len(private_hands(game))) for p in range(n) if seats[at[p]][0] in ranged}
         while not state.finished:
             p = state.current_player
             assert p is not None
             seat_name, policy = seats[at[p]]
             dist = policy(state)
             action = dist.sample(rng)
+            logged_range = None
+            if p in reach:
+                logged_range, column = _range_of(policy, state, p, reach[p], action)
+                reach[p] = reach[p] * logged_range.strategy()[:, column]
             if seat_name in logging:
                 decisions.append(
                     (
@@ -144,6 +161,7 @@ def simulate_match(
                             probs=tuple(dist.wire_probs()),
                             uniform_raise=dist.uniform_raise,
                             taken=str(action),
+                            range=logged_range,
                         ),
                     )
                 )
@@ -152,4 +170,25 @@ def simulate_match(
         final = state if len(board) == shown else with_cards(state, holes, board[:shown])
         played.append(LoggedHand(final, final.values(), tuple(names[i] for i in at)))
     declared = {n: kind for n, policy in seats if n in logging and (kind := policy_name(policy)) is not None}
-    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions), declared)
+    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions), declared, frozenset(ranged) & logging)
+
+
+def _range_of(policy: Policy, state: State, position: int, reach: np.ndarray, taken: Action) -> tuple[LoggedRange, int]:
+    """``policy``'s rows at ``state`` for every private hand of ``position``, and the
+    column of ``taken``, the action it drew holding its own cards."""
+    game = state.game
+    visible = set(state.board[: game.board_cards_through(state.round)])
+    actions = [a for a, _ in policy(state).probs]
+    counts = np.zeros((len(private_hands(game)), len(actions)), dtype=np.int64)
+    for i, cards in enumerate(private_hands(game)):
+        if visible.intersection(cards):
+            continue
+        holes = tuple(cards if q == position else h for q, h in enumerate(state.hole_cards))
+        dist = policy(with_cards(state, holes, state.board))
+        if dist.uniform_raise is not None or [a for a, _ in dist.probs] != actions:
+            raise ValueError("a ranged policy must give the same actions, none a uniform raise, for every private hand")
+        counts[i] = np.rint(np.array([q for _, q in dist.probs]) * ROW_TOTAL)
+        if counts[i].sum() != ROW_TOTAL or np.abs(counts[i] / ROW_TOTAL - [q for _, q in dist.probs]).max() > 1e-12:
+            raise ValueError("a ranged policy's probabilities must be multiples of 1/65,535")
+    weights = np.where(counts.sum(axis=1) > 0, reach, 0.0)
+    return LoggedRange.pack(counts, weights), actions.index(taken)

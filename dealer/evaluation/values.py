@@ -30,6 +30,14 @@ class AivatError(EvaluationError):
     """Decision logs that contradict the match log, or a game AIVAT cannot handle."""
 
 
+def next_board_round(game: GameDef, dealt: int) -> int:
+    """The round whose board cards come next once ``dealt`` board cards are out."""
+    r = 0
+    while game.board_cards_through(r) <= dealt:
+        r += 1
+    return r
+
+
 class ValueFunction(ABC):
     """ṽ(h): chips each position is expected to win from a node of a fully known hand.
 

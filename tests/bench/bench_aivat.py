@@ -1,6 +1,7 @@
 """Figures: how much AIVAT's default value function cuts the standard deviation.
 
     nice -n 10 .venv/bin/python tests/bench/bench_aivat.py [--leduc-hands N] [--nolimit-hands N] [--seed S]
+        [--range-only] [--range-seeds K] [--range-hands N]
 
 (a) limit Leduc, baseline bots: first with both decision logs only, then with both
 strategies known (which adds imaginary observations over the private cards); (b)
@@ -14,6 +15,11 @@ with a bootstrap 95% interval, both means, and the hands each needs for a 95%
 one-tailed result, at a 100 mbb/hand edge and at the edge AIVAT measures (infinite
 when that is 0, as for bots whose lines are all worth 0).  Simulated matches deal the
 dealer's cards for the seed; every figure is computed here, nothing is stored.
+
+(c), first (alone with ``--range-only``): Leduc, limit and no-limit, a seat that logs its
+whole range (a card-dependent strategy) against a card-dependent bot the estimator does not
+know, over seeds: the AIVAT mean against the exact value of the game tree (z per seed), and
+the std-dev cut with the full range and with the hands held only.
 """
 
 from __future__ import annotations
@@ -114,12 +120,51 @@ def show(label: str, r: dict[str, float]) -> None:
     )
 
 
+def measure_range(seeds: int, hands: int) -> None:
+    """Leduc, a seat logging its whole range (card-dependent) against a card-dependent bot the
+    estimator does not know (the policies of ``tests/dealer/evaluation/test_rangeaivat.py``):
+    the AIVAT mean against the exact value of the game tree, and the std-dev cut, with the
+    full range and with the hands held only."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.*
+    from tests.dealer.evaluation import test_rangeaivat as known
+
+    for game in (known.LEDUC, known.NL_LEDUC):
+        truth = known.exact_value(game, (known.ranged_policy, known.opponent_policy))
+        found: dict[str, list[np.ndarray]] = {"raw": [], "full range": [], "held hand only": []}
+        for seed in range(seeds):
+            sim = known._match(game, hands, seed)
+            match, index = sim.match_log(), sim.decision_index()
+            found["raw"].append(evaluate_match(match, index).raw[:, 0])
+            found["full range"].append(evaluate_match(match, index).aivat[:, 0])
+            found["held hand only"].append(evaluate_match(match, index, full_range=False).aivat[:, 0])
+        raw_std = np.concatenate(found["raw"]).std(ddof=1)
+        print(f"    {game.betting} Leduc, exact value {truth:+.4f} chips/hand, {seeds} seeds x {hands:,} hands")
+        for name, runs in found.items():
+            values = np.concatenate(runs)
+            z = [known.z_score(v, truth) for v in runs]
+            print(
+                f"      {name:<15} mean {values.mean():+.4f} ± {1.96 * values.std(ddof=1) / np.sqrt(values.size):.4f}"
+                f"  std {values.std(ddof=1):.3f} (cut {100 * std_reduction(raw_std, values.std(ddof=1)):5.1f}%)"
+                f"  z per seed {', '.join(f'{x:+.2f}' for x in z)}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leduc-hands", type=int, default=10000)
     parser.add_argument("--nolimit-hands", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--range-only", action="store_true", help="only (c): a seat logging its range, exact truth")
+    parser.add_argument("--range-seeds", type=int, default=10)
+    parser.add_argument("--range-hands", type=int, default=1000)
     args = parser.parse_args()
+    print("(c) Leduc, a seat logging its whole range against an unknown card-dependent bot")
+    measure_range(args.range_seeds, args.range_hands)
+    if args.range_only:
+        return
     print("(a) limit Leduc (leduc.limit.2p), default value function; figures for the first seat")
     for source, how in (("logged", "decision logs"), ("known", "strategies known")):
         for kinds in LEDUC_PAIRS:

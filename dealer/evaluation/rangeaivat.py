@@ -1,0 +1,189 @@
+"""AIVAT over a seat's whole range, from the rows its decision log carries (heads-up).
+
+A seat that logs its strategy for every private hand at each decision
+(:class:`protocol.decisions.LoggedRange`: our agent) lets AIVAT average over every hand it
+could have held (imaginary observations, Burch et al. 2018), not only correct the one it
+held.  Given the public line, the opponent's cards (the dealer's log shows them) and the
+board, the seat's private hand ``h`` has posterior ∝ [h meets none of those cards] ×
+reach(h), its own probability of the actions it took holding ``h``: the deal is
+uniform, and the opponent's play depends on its cards and the public line only.  So
+the reach-weighted average of the AIVAT estimate over ``h`` is a conditional
+expectation of an unbiased estimate: unbiased, and never more spread.  For each ``h``
+the estimate is the outcome holding ``h`` plus
+
+* the deal correction, and one chance correction per board deal;
+* at each of the seat's decisions, Σ_a σ(h, a) ṽ(h·a) − ṽ(h·a*), σ(h, ·) its logged row;
+* nothing at the opponent's decisions, whose strategy is unknown, unless it logged the
+  distributions it drew from (for the cards it held, which are the dealer's log's): then
+  the usual correction, with ṽ for each private hand of the seat.
+
+The rows may differ from one hand to the next at the same public node (a subgame solve,
+a random bet-size scale): the estimator stays unbiased as long as whatever makes them differ
+is drawn independently of the cards the seat holds, as the agent's solves and scales are.
+
+ṽ is the check-down value (:class:`dealer.evaluation.values.CheckDownValue`): each player
+calls, the board runs out, ``margin(h) · min(called)`` for the seat (zero-sum, so the
+opponent gets the negative), with the exact margins of :mod:`dealer.evaluation.margins`.
+Its mean over the next board cards is ṽ before them (an exact average over completions
+is a martingale), so a chance correction is ṽ before the cards minus ṽ after them.
+Everything is a vector over the private hands: a hand costs one margin vector per board
+dealt and a few vector operations per node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from dealer.evaluation.margins import ShowdownMargins
+from dealer.evaluation.values import AivatError, CheckDownValue, next_board_round
+from protocol.decisions import ROW_TOTAL, Decision
+from protocol.errors import ProtocolError
+from protocol.rules import Action, State, initial_state, raise_to
+from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
+
+#: Correction kinds, as :data:`dealer.evaluation.aivat.KINDS`.
+DEAL, BOARD, ACTION, IMAGINARY = range(4)
+_ROW_TOLERANCE = 1e-9
+
+
+def has_ranges(decisions: Sequence[Decision]) -> bool:
+    """Whether every one of these decisions carries the seat's whole range (and no uniform raise)."""
+    return bool(decisions) and all(d.range is not None and d.uniform_raise is None for d in decisions)
+
+
+class RangeAivat:
+    """AIVAT of heads-up hands over the whole range of one seat (see the module doc)."""
+
+    def __init__(self, value: CheckDownValue) -> None:
+        self.value = value
+        self.game = value.game
+        self.margins = ShowdownMargins(self.game)
+        self.hand_index = {tuple(int(c) for c in h): i for i, h in enumerate(self.margins.hands)}
+
+    def corrections(
+        self, hand: LoggedHand, position: int, decisions: Sequence[Decision], opponent_sigma: Callable[..., Any] | None = None
+    ) -> tuple[np.ndarray, int]:
+        """Corrections of one hand, ``float64[4, 2]`` by kind (deal, board, action,
+        imaginary) and position, averaged over ``position``'s private hands; and how
+        many of the opponent's decisions were corrected.
+
+        ``opponent_sigma``: σ at the opponent's decisions where it is known
+        (:data:`dealer.evaluation.aivat.Sigma`, e.g. from its decision log), or None.
+
+        Raises:
+            AivatError: if the decisions contradict the match log or their ranges are unusable.
+        """
+        final = hand.state
+        game = self.game
+        opponent = final.hole_cards[1 - position]
+        held = self.hand_index.get(tuple(sorted(final.hole_cards[position])))
+        if held is None:
+            raise AivatError(f"hand {final.hand_number}: position {position}'s hole cards are not in the log")
+        compatible = self.margins.compatible(tuple(opponent) + tuple(final.board))
+        reach = np.ones(len(self.margins.hands))
+        per_hand = np.zeros((IMAGINARY, len(reach)))
+        margins: dict[int, np.ndarray] = {}
+
+        def margin(board: tuple[int, ...]) -> np.ndarray:
+            if len(board) not in margins:
+                margins[len(board)] = self.margins.margins(tuple(opponent), board)
+            return margins[len(board)]
+
+        def seat_value(state: State) -> np.ndarray | float:
+            """ṽ of ``position`` at ``state`` for every private hand."""
+            if state.folded[position]:
+                return -float(state.spent[position])
+            if state.folded[1 - position]:
+                return float(state.spent[1 - position])
+            called = [min(state.max_spent, game.stack[p]) for p in range(2)]
+            return margin(state.board) * float(min(called))
+
+        dealt = game.num_board_cards[0]
+        state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
+        before_deal = initial_state(game, final.hand_number)
+        per_hand[DEAL] += self.value.chance_mean(before_deal)[position] - seat_value(state)
+        pending = list(decisions)
+        corrected = 0
+        for action in (a for round_actions in final.actions for a in round_actions):
+            played = opponent_sigma(state, action) if opponent_sigma is not None and state.current_player != position else None
+            if played is not None:
+                children = {a: seat_value(state.apply(a)) for a in played.discrete}
+                expected = sum(p * children[a] for a, p in played.discrete.items())
+                if played.uniform is not None:
+                    mass, low, high = played.uniform
+                    expected = expected + mass * self._raise_mean(state, low, high, margin)
+                taken_value = children[action] if action in children else seat_value(state.apply(action))
+                per_hand[ACTION] += expected - taken_value
+                corrected += 1
+            if state.current_player == position:
+                if not pending:
+                    raise AivatError(f"hand {final.hand_number}: position {position} acted more often than it logged")
+                sigma, taken = self._sigma(state, action, pending.pop(0), held)
+                children = {a: seat_value(state.apply(a)) for a in sigma}
+                expected = sum(sigma[a] * children[a] for a in sigma)
+                per_hand[ACTION] += expected - children[taken]
+                reach *= sigma[taken]
+            state = state.apply(action)
+            while dealt < game.board_cards_through(state.round):
+                before = seat_value(state)
+                dealt = game.board_cards_through(next_board_round(game, dealt))
+                if len(final.board) < dealt:
+                    raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
+                state = replace(state, board=final.board[:dealt])
+                per_hand[BOARD] += before - seat_value(state)
+        if pending:
+            raise AivatError(f"hand {final.hand_number}: decisions logged for position {position} that never acted then")
+        outcome = seat_value(state) + np.zeros(len(reach))
+        if abs(outcome[held] - hand.values[position]) > 1e-6:
+            raise AivatError(f"hand {final.hand_number}: the log's result {hand.values[position]} is not the hand's outcome")
+        weight = np.where(compatible, reach, 0.0)
+        if weight[held] <= 0:
+            raise AivatError(f"hand {final.hand_number}: position {position}'s range gives its own hand no reach")
+        weight /= weight.sum()
+        out = np.zeros((4, 2))
+        out[:IMAGINARY, position] = per_hand @ weight
+        out[IMAGINARY, position] = outcome @ weight - hand.values[position]
+        out[:, 1 - position] = -out[:, position]
+        return out, corrected
+
+    def _raise_mean(self, state: State, low: int, high: int, margin: Callable[[tuple[int, ...]], np.ndarray]) -> np.ndarray:
+        """Mean ṽ of the seat over an opponent's raise to each of ``low..high`` (uniform)."""
+        after = state.apply(raise_to(low))
+        sizes = np.arange(low, high + 1, dtype=np.float64)
+        # Both players call the raise as far as their stacks allow.
+        called = np.minimum(np.minimum(sizes, self.game.stack[0]), self.game.stack[1])
+        return margin(after.board) * float(called.mean())
+
+    def _sigma(self, state: State, taken: Action, decision: Decision, held: int) -> tuple[dict[Action, np.ndarray], Action]:
+        """σ of every private hand over the actions the dealer plays here, and the one taken."""
+        position = state.current_player
+        where = f"hand {state.hand_number}, position {position}"
+        seen = format_matchstate(view_for(state, position))  # type: ignore[arg-type]
+        if decision.state != seen:
+            raise AivatError(f"{where}: the decision log acted on {decision.state!r} but the match log gives {seen!r}")
+        if decision.range is None or decision.uniform_raise is not None:
+            raise AivatError(f"{where}: the decision carries no range")
+        try:
+            sent = state.fix_action(parse_action(decision.taken, state.game))[0]
+            columns = [state.fix_action(parse_action(a, state.game))[0] for a, _ in decision.probs]
+        except ProtocolError as exc:
+            raise AivatError(f"{where}: unreadable decision ({exc})") from None
+        if sent != taken:
+            raise AivatError(f"{where}: the decision log sent {decision.taken!r} but the match log shows {taken}")
+        counts = decision.range.counts()
+        if counts.shape[0] != len(self.margins.hands):
+            raise AivatError(f"{where}: the range has {counts.shape[0]} hands, the game {len(self.margins.hands)}")
+        held_row = counts[held] / ROW_TOTAL
+        if any(abs(p - q) > _ROW_TOLERANCE for (_, p), q in zip(decision.probs, held_row)):
+            raise AivatError(f"{where}: the range's row for the hand held is not the distribution logged")
+        sigma: dict[Action, np.ndarray] = {}
+        for j, action in enumerate(columns):
+            column = counts[:, j] / ROW_TOTAL
+            sigma[action] = sigma[action] + column if action in sigma else column
+        if taken not in sigma or sigma[taken][held] <= 0:
+            raise AivatError(f"{where}: the action taken, {taken}, had probability 0")
+        return sigma, taken

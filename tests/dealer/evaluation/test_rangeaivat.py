@@ -1,0 +1,259 @@
+"""AIVAT over a seat's logged range: exact, and unbiased where the truth is known exactly.
+
+Leduc: a seat playing a card-dependent strategy and logging its whole range (as our
+agent does) against a card-dependent bot whose strategy the estimator does not know.
+The exact expected value comes from walking the whole game tree.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import replace
+from functools import cache
+
+import numpy as np
+import pytest
+
+from dealer.bots import Distribution
+from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex, evaluate_match
+from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.values import AivatError, CheckDownValue
+from protocol.cards import card_rank, deck
+from protocol.decisions import ROW_TOTAL, LoggedRange
+from protocol.gamedef import load_game
+from protocol.rules import CALL, FOLD, LIMIT_RAISE, State, initial_state, raise_to
+
+LEDUC = load_game("leduc.limit.2p")
+NL_LEDUC = load_game("leduc.nolimit.2p")
+
+
+def _visible(state: State, position: int) -> tuple[int, int]:
+    own = card_rank(state.hole_cards[position][0])
+    board = state.board[: state.game.board_cards_through(state.round)]
+    return own, card_rank(board[0]) if board else -1
+
+
+def _legal(state: State) -> list:
+    actions = [FOLD] if state.can_fold() else []
+    actions.append(CALL)
+    bounds = state.raise_bounds()
+    if bounds is not None:
+        actions += [LIMIT_RAISE] if not state.game.is_nolimit else [raise_to(x) for x in sorted({bounds[0], bounds[1]})]
+    return actions
+
+
+def ranged_policy(state: State) -> Distribution:
+    """A card-dependent strategy in units of 1/65,535 (so its logged rows are exact)."""
+    own, board = _visible(state, state.current_player)
+    actions = _legal(state)
+    rng = np.random.default_rng(zlib.crc32(f"{own}|{board}|{state.betting}".encode()))
+    weights = rng.random(len(actions)) + 0.1
+    counts = np.floor(weights / weights.sum() * ROW_TOTAL).astype(np.int64)
+    counts[0] += ROW_TOTAL - counts.sum()
+    return Distribution(tuple((a, c / ROW_TOTAL) for a, c in zip(actions, counts)))
+
+
+def opponent_policy(state: State) -> Distribution:
+    """A fixed card-dependent bot: bets its pairs and high cards, folds weak hands to bets."""
+    own, board = _visible(state, state.current_player)
+    strength = 3 if own == board else own - min(card_rank(c) for c in deck(state.game))
+    actions = _legal(state)
+    weights = np.array([1.0 + (strength if a.kind.name == "RAISE" else 2 - strength if a == FOLD else 1.5) for a in actions])
+    probs = np.maximum(weights, 0.05) / np.maximum(weights, 0.05).sum()
+    return Distribution(tuple(zip(actions, probs)))
+
+
+def uniform_opponent(state: State) -> Distribution:
+    """:func:`opponent_policy` with half its raise mass spread over every size (no-limit):
+    the estimator's uniform-raise path (too many lines for the exact tree walk)."""
+    dist = opponent_policy(state)
+    bounds = state.raise_bounds()
+    if not state.game.is_nolimit or bounds is None or bounds[1] <= bounds[0] + 1:
+        return dist
+    mass = sum(p for a, p in dist.probs if a.kind.name == "RAISE")
+    probs = tuple((a, p / 2 if a.kind.name == "RAISE" else p) for a, p in dist.probs)
+    return Distribution(probs, (mass / 2, bounds[0], bounds[1]))
+
+
+@cache
+def exact_value(game, policies: tuple) -> float:
+    """Exact expected winnings per hand of seat 0, which sits in each position half the time."""
+
+    def walk(state: State, seat_at: tuple[int, int]) -> float:
+        if state.finished:
+            return state.values()[seat_at.index(0)]
+        dist = policies[seat_at[state.current_player]](state)
+        return sum(p * walk(state.apply(a), seat_at) for a, p in dist.probs)
+
+    cards = deck(game)
+    values = []
+    for seat_at in ((0, 1), (1, 0)):
+        for a in cards:
+            for b in cards:
+                for board in cards:
+                    if len({a, b, board}) == 3:
+                        values.append(walk(initial_state(game, 0, ((a,), (b,)), (board,)), seat_at))
+    return float(np.mean(values))
+
+
+#: Seeds and hands per seed of the unbiasedness checks (the tree walk of no-limit is the costlier).
+SEEDS = {LEDUC: 6, NL_LEDUC: 4}
+HANDS = {LEDUC: 300, NL_LEDUC: 250}
+
+
+@cache
+def _match(game, hands: int, seed: int, *, opponent_logs: bool = False):
+    seats = [("ranged", ranged_policy), ("bot", uniform_opponent if opponent_logs else opponent_policy)]
+    logging = ["ranged", "bot"] if opponent_logs else ["ranged"]
+    return simulate_match(game, seats, hands, seed, logging=logging, ranged=["ranged"])
+
+
+def z_score(values: np.ndarray, truth: float) -> float:
+    """(mean − truth) / standard error of the mean."""
+    return float((values.mean() - truth) / (values.std(ddof=1) / math.sqrt(values.size)))
+
+
+def test_range_estimator_is_the_exact_average_over_the_seats_private_hands():
+    """The vectorised estimator equals enumerating the seat's private deals with its strategy known."""
+    for game in (LEDUC, NL_LEDUC):
+        sim = _match(game, 150, 3, opponent_logs=True)
+        match, index = sim.match_log(), sim.decision_index()
+        fast = evaluate_match(match, index)
+        slow = evaluate_match(match, index, strategies={"ranged": ranged_policy})
+        assert fast.strategies == {"ranged": LOGGED_RANGE}
+        np.testing.assert_allclose(fast.corrections, slow.corrections, atol=1e-9)
+        assert fast.decisions == slow.decisions
+        assert np.abs(fast.corrections[:, IMAGINARY]).sum() > 0
+
+
+@pytest.mark.parametrize("game", [LEDUC, NL_LEDUC], ids=["limit", "nolimit"])
+def test_unbiased_against_the_exact_value_and_cuts_the_spread(game):
+    """Over seeds, the AIVAT mean agrees with the tree's exact value within its CI."""
+    truth = exact_value(game, (ranged_policy, opponent_policy))
+    zs, raw_std, aivat_std = [], [], []
+    for seed in range(SEEDS[game]):
+        sim = _match(game, HANDS[game], seed)
+        result = evaluate_match(sim.match_log(), sim.decision_index())
+        aivat = result.aivat[:, 0]
+        zs.append(z_score(aivat, truth))
+        raw_std.append(result.raw[:, 0].std(ddof=1))
+        aivat_std.append(aivat.std(ddof=1))
+    # Each z is about N(0, 1); their sum over k seeds about N(0, k): allow 3.5 standard deviations.
+    assert abs(sum(zs)) < 3.5 * math.sqrt(len(zs)), zs
+    assert max(abs(z) for z in zs) < 4.5, zs
+    assert np.mean(aivat_std) < 0.8 * np.mean(raw_std)
+
+
+class _BiasedValue(CheckDownValue):
+    """Check-down values whose mean over the deal is off by a quarter chip: a deal
+    correction that no longer has expectation zero."""
+
+    def chance_mean(self, state: State) -> np.ndarray:
+        shift = 0.25 if not any(state.hole_cards) else 0.0
+        return super().chance_mean(state) + shift
+
+
+def test_the_check_catches_a_biased_correction():
+    """The same check, on a deliberately biased estimator, fails: the test can fail."""
+    truth = exact_value(LEDUC, (ranged_policy, opponent_policy))
+    zs = []
+    for seed in range(SEEDS[LEDUC]):
+        sim = _match(LEDUC, HANDS[LEDUC], seed)
+        result = evaluate_match(sim.match_log(), sim.decision_index(), _BiasedValue(LEDUC))
+        assert result.strategies == {"ranged": LOGGED_RANGE}
+        zs.append(z_score(result.aivat[:, 0], truth))
+    assert abs(sum(zs)) >= 3.5 * math.sqrt(len(zs)), zs
+
+
+def test_a_range_contradicting_the_logged_distribution_is_refused():
+    sim = _match(LEDUC, 20, 1)
+    index = sim.decision_index()
+    key, (seat, decisions) = next(iter(index.by_node.items()))
+    d = decisions[0]
+    counts = d.range.counts().astype(np.int64)
+    counts[:] = 0
+    counts[:, -1] = ROW_TOTAL
+
+    lie = replace(d, range=LoggedRange.pack(counts, d.range.weights()))
+    bad = DecisionIndex({**index.by_node, key: (seat, (lie, *decisions[1:]))})
+    with pytest.raises(AivatError, match="row for the hand held"):
+        evaluate_match(sim.match_log(), bad)
+
+
+def test_holdem_margins_match_exact_counts():
+    """The run-out kernel's margins equal exact pattern counts; the table's classes are suit-invariant."""
+    from dealer.evaluation import margins
+    from dealer.evaluation.showdown import outcome_counts
+
+    game = load_game("holdem.nolimit.2p")
+    sm = margins.ShowdownMargins(game)
+    # Rainbow and monotone flops, a four-flush turn, a river: flushes by rank pair or card by card.
+    for opponent, cards in (
+        ((10, 33), (0, 17, 40)), ((10, 33), (0, 17, 40, 51)), ((1, 2), (0, 4, 8)), ((1, 2), (0, 4, 8, 12)),
+        ((10, 33), (0, 17, 40, 51, 22)),
+    ):  # fmt: skip
+        fast = sm.margins(opponent, cards)
+        for i, hand in enumerate(sm.hands):
+            hand = tuple(int(c) for c in hand)
+            if set(hand) & set(cards + opponent):
+                assert fast[i] == 0
+                continue
+            counts = outcome_counts(tuple(deck(game)), (hand, opponent), cards, 5)
+            assert fast[i] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12), (hand, cards)
+    # The shipped pre-flop table: exact counts, and one hand's margin is the other's negated.
+    table = margins.preflop_table()
+    np.testing.assert_array_equal(table, -table.T)
+    rng = np.random.default_rng(7)
+    for opponent, mine in rng.integers(len(sm.hands), size=(12, 2)):
+        a, b = (tuple(int(c) for c in sm.hands[i]) for i in (mine, opponent))
+        if not set(a) & set(b):
+            counts = outcome_counts(tuple(deck(game)), (a, b), (), 5)
+            assert table[opponent, mine] == pytest.approx((counts[2] - counts[1]) / counts.sum(), abs=1e-12)
+    # Swapping suits (clubs <-> spades, hearts <-> diamonds) keeps the class of a matchup.
+    a, b = np.array([[0, 5], [12, 13]]), np.array([[20, 41], [50, 51]])
+    swap = np.array([(c // 4) * 4 + (3 - c % 4) for c in range(52)])
+    np.testing.assert_array_equal(margins._canonical(a, b), margins._canonical(swap[a], swap[b]))
+
+
+def _holdem_ranged(state: State) -> Distribution:
+    """A card-dependent hold'em strategy in units of 1/65,535: weights from the hole cards' ranks."""
+    hole = state.hole_cards[state.current_player]
+    actions = _legal(state)
+    score = sum(card_rank(c) for c in hole) + 7 * (card_rank(hole[0]) == card_rank(hole[1]))
+    weights = np.array([1.0 + ((score * (k + 3) + len(state.betting)) % 11) for k in range(len(actions))])
+    counts = np.floor(weights / weights.sum() * ROW_TOTAL).astype(np.int64)
+    counts[0] += ROW_TOTAL - counts.sum()
+    return Distribution(tuple((a, c / ROW_TOTAL) for a, c in zip(actions, counts)))
+
+
+def test_holdem_estimator_equals_the_general_one():
+    """Over all 1,326 hands, the vectorised estimator (with the shipped pre-flop table) equals
+    enumerating every private deal of the seat with the general AIVAT (its strategy known,
+    each showdown counted afresh)."""
+    from dealer.bots import POLICIES
+    game = load_game("holdem.nolimit.2p")
+    seats = [("ranged", _holdem_ranged), ("caller", POLICIES["call"])]
+    sim = simulate_match(game, seats, 2, 5, logging=["ranged"], ranged=["ranged"])
+    match, index = sim.match_log(), sim.decision_index()
+    fast = evaluate_match(match, index)
+    slow = evaluate_match(match, index, strategies={"ranged": _holdem_ranged}, max_private_deals=2000)
+    assert fast.strategies == {"ranged": LOGGED_RANGE}
+    assert any(len(h.state.board) == 5 for h in match.hands)
+    np.testing.assert_allclose(fast.corrections, slow.corrections, atol=1e-6)
+
+
+def test_a_hand_missing_a_decision_is_corrected_at_the_hand_held():
+    """A seat that crashed or timed out logged fewer decisions than it made: that hand
+    gets the corrections of the hand held (no imaginary observations), the rest its range."""
+    sim = _match(LEDUC, 20, 1)
+    index = sim.decision_index()
+    key = next(k for k, (_, ds) in index.by_node.items() if len(ds) > 1)
+    seat, decisions = index.by_node[key]
+    cut = DecisionIndex({**index.by_node, key: (seat, decisions[:-1])})
+    full = evaluate_match(sim.match_log(), index)
+    partial = evaluate_match(sim.match_log(), cut)
+    assert partial.corrections[key[1], IMAGINARY].tolist() == [0.0, 0.0]
+    assert full.corrections[key[1], IMAGINARY].any()
+    others = [h for h in range(20) if h != key[1]]
+    np.testing.assert_array_equal(partial.corrections[others], full.corrections[others])
