@@ -132,6 +132,35 @@ def margins(bv: BlueprintValues, solution: SubgameSolution, strategy: np.ndarray
     return solution.gadget.margins(cbv)
 
 
+#: Hands holding less than this fraction of their subgame's largest weight are left out
+#: of the reported minimum margin: a margin is divided by its hand's weight, and the
+#: re-solver's range meets such hands only through the ~1e-8 probabilities an
+#: unconverged blueprint leaves on its actions, so their margins are noise, not safety.
+NEGLIGIBLE_WEIGHT = 1e-6
+
+
+def margin_summary(
+    bv: BlueprintValues, solution: SubgameSolution, strategy: np.ndarray, *, negligible: float = NEGLIGIBLE_WEIGHT
+) -> tuple[float, float, float]:
+    """Margins of one re-solved subgame under ``strategy``.
+
+    Returns the smallest margin (chips) over hands holding at least ``negligible`` of
+    the largest weight, the smallest over every held hand, and the *excess*: the
+    opponent's counterfactual best-response values above its blueprint CBVs, summed
+    over its hands (chips per hand of the whole game).  The opponent's best-response
+    gain against the combined strategy exceeds its gain against the blueprint by at
+    most the sum of the excesses of every re-solved subgame.
+    """
+    opponent = 1 - solution.player
+    cbv = bv.values(solution.node, solution.board, opponent, best=True, strategy=strategy)
+    m = solution.gadget.margins(cbv)
+    weight = solution.gadget.weight
+    significant = weight >= negligible * weight.max() if len(weight) else weight > 0
+    blueprint = bv.values(solution.node, solution.board, opponent, best=True)
+    excess = float(np.maximum(cbv - blueprint, 0.0)[weight > 0].sum())
+    return finite_min(np.where(significant, m, np.nan)), finite_min(m), excess
+
+
 def subtree_nodes(bv: BlueprintValues, node: int) -> np.ndarray:
     """Every node in the subtree of ``node`` (itself included)."""
     tree = bv.game.tree

@@ -71,15 +71,16 @@ def run_subgames(args: argparse.Namespace) -> int:
         specs = tuple(s for s in specs if s.key in wanted)
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     started = time.perf_counter()
-    blueprints, results = [], []
+    blueprints, floors, results = [], [], []
     for spec in specs:
-        tg, base, res = run_game(spec, log=lambda line: print(line, flush=True))
+        tg, base, floor, res = run_game(spec, log=lambda line: print(line, flush=True))
         blueprints.append(base)
+        floors.append(floor)
         results.append(res)
         if args.save:
             for r in res:
                 save_strategy(args.save / f"{spec.key}-{r.method}.strategy", tg.tree, tg.layout, r.strategy, method=r.method)
-    print(format_table(specs, blueprints, results))
+    print(format_table(specs, blueprints, floors, results))
     print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
     return 0
 

@@ -12,8 +12,12 @@ import pytest
 from protocol.cards import parse_cards
 from protocol.gamedef import load_game
 from solver.abstraction import parse_abstraction
+from solver.bestresponse import exploitability
 from solver.cfr import DCFR, CFRSolver
 from solver.cli import main
+from solver.experiments import TABLE1_QUICK
+from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows
+from solver.experiments.buckets import strength_buckets
 from solver.export import FORMAT, export_policy
 from solver.ranges import tabular_game
 from solver.strategies import save_strategy
@@ -27,8 +31,9 @@ def test_subgames_quick_prints_a_finite_table(capsys: pytest.CaptureFixture[str]
     assert main(["experiment", "subgames", "--quick", "--save", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in (
-        "blueprint", "unsafe", "resolve", "maxmargin", "estimated-maxmargin", "reach-maxmargin", "reach-estimated-maxmargin")}
-    assert len(rows) == 7
+        "blueprint", "unsafe", "resolve", "maxmargin", "estimated-maxmargin", "reach-maxmargin", "reach-estimated-maxmargin",
+        "reach-maxmargin-nosplit", "floor")}
+    assert len(rows) == 9
     for line in rows.values():
         values = _numbers(line)
         assert values and all(math.isfinite(v) and v >= 0 for v in values)
@@ -38,6 +43,21 @@ def test_subgames_quick_prints_a_finite_table(capsys: pytest.CaptureFixture[str]
     policy = tmp_path / "policy.json"
     assert main(["export", str(saved), "--game", "quick2", "--out", str(policy)]) == 0
     assert json.loads(policy.read_text())["format"] == FORMAT
+
+
+def test_best_completion_keeps_the_first_round_and_is_bounded_by_both_ends() -> None:
+    spec = TABLE1_QUICK[0]
+    tg = tabular_game(spec.game(), parse_abstraction(spec.abstraction))
+    blueprint = bucketed_cfr(tg, strength_buckets(tg.space, spec.buckets), 30)
+    base = exploitability(tg, blueprint).exploitability_mbb
+    profile, floor = best_completion(tg, blueprint, 1, 150)
+    early = np.concatenate([player_rows(tg, p, [0]) for p in range(2)])
+    assert np.array_equal(profile[early], blueprint[early])
+    assert floor == pytest.approx(exploitability(tg, profile).exploitability_mbb)
+    assert floor < base
+    # Freezing every round leaves the blueprint; freezing none solves the game.
+    assert best_completion(tg, blueprint, 2, 5)[1] == pytest.approx(base)
+    assert best_completion(tg, blueprint, 0, 150)[1] < min(floor, 0.05 * base)
 
 
 def test_nested_quick_prints_a_finite_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,7 @@ from solver.experiments import experiment_game
 from solver.experiments.subgames import combined_strategy, subgame_roots
 from solver.gadgets import GadgetError, GadgetHook, hand_weights, make_gadget
 from solver.ranges import tabular_game
-from solver.safe import build_gadget, finite_min, margins
+from solver.safe import build_gadget, finite_min, margin_summary, margins
 from solver.subgame import SubgameSolver, build_subgame
 
 
@@ -32,10 +32,12 @@ def leduc() -> BlueprintValues:
 @pytest.mark.parametrize("method", ["resolve", "maxmargin"])
 def test_resolve_and_maxmargin_keep_every_margin_nonnegative(leduc: BlueprintValues, method: str) -> None:
     roots = subgame_roots(leduc.game, 1)
-    strategy, smallest, solved = combined_strategy(leduc, roots, 1, method, 400)
+    strategy, smallest, smallest_all, excess, solved = combined_strategy(leduc, roots, 1, method, 400)
     assert solved == 2 * len(roots) * leduc.game.space.n_boards[1]
     # Theory: every margin >= 0 at convergence; 400 iterations leave a sliver.
-    assert smallest >= -0.02
+    assert smallest >= -0.02 and smallest_all >= -0.02
+    # So the opponent's CBVs barely rise above the blueprint's anywhere.
+    assert 0 <= excess < 1e-3
     # The re-solved strategy really differs from the blueprint somewhere.
     assert np.abs(strategy - leduc.strategy).max() > 0.01
 
@@ -58,6 +60,27 @@ def test_estimated_maxmargin_uses_the_blueprint_value(leduc: BlueprintValues) ->
     # A best response is never worth less than the blueprint's own play.
     assert (cbv.alternatives[held] >= est.alternatives[held] - 1e-12).all()
     assert np.allclose(est.alternatives, leduc.values(root, 2, 0, best=False))
+
+
+def test_margin_summary_leaves_out_negligible_hands_and_sums_the_excess(leduc: BlueprintValues) -> None:
+    root = subgame_roots(leduc.game, 1)[0]
+    gadget = build_gadget(leduc, root, 0, 0, "maxmargin")
+    held = np.flatnonzero(gadget.weight > 0)
+    # Give one held hand a negligible weight and an alternative 1e-9 below its CBV:
+    # a margin of -1e-9 / (1e-7 * max weight) chips, left out of the first minimum.
+    weight = gadget.weight.copy()
+    weight[held[0]] = 1e-7 * weight.max()
+    alternatives = gadget.alternatives.copy()
+    alternatives[held[0]] -= 1e-9
+    alternatives[held[1]] -= 2e-9
+    tweaked = make_gadget("maxmargin", alternatives, weight, gadget.blueprint_reach)
+    from solver.safe import SubgameSolution
+
+    smallest, smallest_all, excess = margin_summary(leduc, SubgameSolution(root, 0, 0, tweaked), leduc.strategy)
+    assert smallest == pytest.approx(-2e-9 / weight[held[1]])
+    assert smallest_all == pytest.approx(-1e-9 / weight[held[0]])
+    # The blueprint's own CBVs never exceed themselves.
+    assert excess == 0.0
 
 
 def test_unknown_gadget_is_refused() -> None:
@@ -111,10 +134,10 @@ def test_gifts_match_a_hand_computation_in_kuhn() -> None:
 
 def test_estimated_and_unsafe_margins_are_reported(leduc: BlueprintValues) -> None:
     roots = subgame_roots(leduc.game, 1)
-    _, smallest, _ = combined_strategy(leduc, roots[:1], 1, "estimated-maxmargin", 50)
-    assert np.isfinite(smallest)
-    _, unsafe_margin, solved = combined_strategy(leduc, roots[:1], 1, "unsafe", 50)
-    assert np.isnan(unsafe_margin) and solved > 0
+    estimated = combined_strategy(leduc, roots[:1], 1, "estimated-maxmargin", 50)
+    assert np.isfinite(estimated.min_margin) and estimated.min_margin_all <= estimated.min_margin
+    unsafe = combined_strategy(leduc, roots[:1], 1, "unsafe", 50)
+    assert np.isnan(unsafe.min_margin) and unsafe.solved > 0
     assert finite_min(np.array([np.nan, 2.0, -1.0])) == -1.0
 
 
