@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from scipy import stats
@@ -336,43 +336,81 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
     return out
 
 
-def play_match(
-    lbr: LocalBestResponse, deck: np.ndarray, hand_index: Callable[[tuple[int, ...]], int], hands: int, seed: int
-) -> np.ndarray:
-    """LBR against its policy for ``hands`` hands, seats alternating (LBR is seat ``i % 2`` in hand i).
+class Opponent(Protocol):
+    """LBR's opponent in a sampled match: plays the policy LBR reads, from its own cards."""
+
+    def start(self, state: State, seat: int, gen: np.random.Generator) -> None:
+        """A new hand: ``state`` is its first state with every card dealt; the opponent sits at ``seat``."""
+
+    def act(self, public: State) -> Action:
+        """The opponent's action at ``public`` (its turn; no hole cards shown)."""
+
+
+class PolicySampler:
+    """Samples the policy's action for the hand held, with the hand's generator.
+
+    Args:
+        policy: the full-range policy.
+        hand_index: row of a private hand (its cards) in the policy's probabilities.
+    """
+
+    def __init__(self, policy: RangePolicy, hand_index: Callable[[tuple[int, ...]], int]) -> None:
+        self.policy, self.hand_index = policy, hand_index
+        self.row, self.gen = 0, np.random.default_rng()
+
+    def start(self, state: State, seat: int, gen: np.random.Generator) -> None:
+        self.row, self.gen = self.hand_index(state.hole_cards[seat]), gen
+
+    def act(self, public: State) -> Action:
+        actions, probs = self.policy(public)
+        row = probs[self.row]
+        return actions[int(self.gen.choice(len(actions), p=row / row.sum()))]
+
+
+def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator) -> float:
+    """One hand from its first ``state`` (every card dealt), LBR at ``seat``; LBR's chips won."""
+    holes, board = state.hole_cards, state.board
+    opponent.start(state, 1 - seat, gen)
+    weights, seen = lbr.initial_range(holes[seat]), 0
+    while not state.finished:
+        public = _public(state, board)
+        if len(public.board) > seen:
+            weights, seen = lbr.deal(weights, public.board), len(public.board)
+        if state.current_player == seat:
+            action = lbr.act(public, holes[seat], weights)
+        else:
+            action = opponent.act(public)
+            weights = lbr.observe(public, action, weights)
+        state = state.apply(action)
+    return float(state.values()[seat])
+
+
+def deal_hand(game: GameDef, deck: np.ndarray, number: int, seed: int) -> tuple[State, np.random.Generator]:
+    """Hand ``number`` of a match seeded ``seed``: its first state with every card dealt, and
+    the generator the hand's other randomness draws from (a hand's deal depends only on
+    ``seed`` and ``number``, so a match can resume at any hand)."""
+    gen = np.random.default_rng([seed, number])
+    k, n_board = game.num_hole_cards, game.board_cards_through(game.num_rounds - 1)
+    cards = gen.permutation(deck)[: 2 * k + n_board].tolist()
+    return initial_state(game, number, (tuple(cards[:k]), tuple(cards[k : 2 * k])), tuple(cards[2 * k :])), gen
+
+
+def play_match(lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, hands: int, seed: int, first: int = 0) -> np.ndarray:
+    """LBR against ``opponent`` for hands ``first`` … ``first + hands - 1``, seats alternating
+    (LBR is seat ``i % 2`` in hand i).
 
     Args:
         deck: the cards to deal from.
-        hand_index: row of a private hand (its cards) in the policy's probabilities.
-        seed: seeds the deal and the policy's action sampling.
+        opponent: plays LBR's policy (:class:`PolicySampler`, or the agent itself).
+        seed: seeds the deals and the hands' generators.
 
     Returns:
         (hands,) float64 chips LBR won in each hand.
     """
-    game = lbr.game
-    gen = np.random.default_rng(seed)
-    k, n_board = game.num_hole_cards, game.board_cards_through(game.num_rounds - 1)
     out = np.empty(hands)
-    for i in range(hands):
-        seat = i % 2
-        cards = gen.permutation(deck)[: 2 * k + n_board].tolist()
-        holes = (tuple(cards[:k]), tuple(cards[k : 2 * k]))
-        board = tuple(cards[2 * k :])
-        state = initial_state(game, i, holes, board)
-        weights, seen = lbr.initial_range(holes[seat]), 0
-        while not state.finished:
-            public = _public(state, board)
-            if len(public.board) > seen:
-                weights, seen = lbr.deal(weights, public.board), len(public.board)
-            if state.current_player == seat:
-                action = lbr.act(public, holes[seat], weights)
-            else:
-                actions, probs = lbr.policy(public)
-                row = probs[hand_index(holes[1 - seat])]
-                action = actions[int(gen.choice(len(actions), p=row / row.sum()))]
-                weights = weights * probs[:, actions.index(action)]
-            state = state.apply(action)
-        out[i] = state.values()[seat]
+    for j, i in enumerate(range(first, first + hands)):
+        state, gen = deal_hand(lbr.game, deck, i, seed)
+        out[j] = play_hand(lbr, state, i % 2, opponent, gen)
     return out
 
 

@@ -13,6 +13,7 @@ from agent.lbr import (
     HoldemEquity,
     LocalBestResponse,
     OffTreeError,
+    PolicySampler,
     TabularEquity,
     exact_value,
     lbr_setting,
@@ -104,12 +105,12 @@ def test_bet_value_against_a_calling_station_is_the_closed_form(strategies):
 def test_sampled_match_agrees_with_the_exact_value(strategies):
     lbr = _lbr(strategies["cfr10"], "fcpa")
     exact = 1000 * np.mean([exact_value(lbr, TG.space, seat) for seat in (0, 1)]) / GAME.big_blind
-    chips = play_match(lbr, TG.space.deck, TG.space.hand_index, 3000, seed=7)
+    chips = play_match(lbr, TG.space.deck, PolicySampler(lbr.policy, TG.space.hand_index), 3000, seed=7)
     summary = summarize(chips, GAME.big_blind)
     assert summary.hands == 3000
     assert abs(summary.mbb_per_hand - exact) <= summary.ci95
-    again = play_match(lbr, TG.space.deck, TG.space.hand_index, 50, seed=7)
-    assert np.array_equal(again, chips[:50])  # seeded
+    again = play_match(lbr, TG.space.deck, PolicySampler(lbr.policy, TG.space.hand_index), 50, seed=7, first=20)
+    assert np.array_equal(again, chips[20:70])  # seeded per hand: a match resumes at any hand
 
 
 def test_presets():
