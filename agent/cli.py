@@ -143,7 +143,6 @@ def connect(args: argparse.Namespace) -> int:
 
 
 def lbr(args: argparse.Namespace) -> int:
-    from agent.lbr import summarize
     from agent.lbr_policy import AgentRangePolicy
     from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of
     from agent.pipeline import PipelineError, build_strategist
@@ -176,7 +175,7 @@ def lbr(args: argparse.Namespace) -> int:
 
     def progress(done: list) -> None:
         wall = sum(r.wall for r in done)
-        mbb = 1000 * sum(r.chips for r in done) / len(done) / game.big_blind
+        mbb = 1000 * sum(r.expected for r in done) / len(done) / game.big_blind
         bar.status = f"{len(done) / wall:.2f} hands/s, {mbb:+,.0f} mbb/hand"
         bar.advance()
 
@@ -191,8 +190,7 @@ def lbr(args: argparse.Namespace) -> int:
         if log is not None:
             log.write_result(result_of(config, records, game.big_blind, policy))
             log.close()
-    summary = summarize([r.chips for r in records], game.big_blind) if len(records) >= 2 else None
-    print(describe(summary, args.setting, len(records)))
+    print(describe(records, game.big_blind, args.setting))
     if records:
         wall, cpu = sum(r.wall for r in records), sum(r.cpu for r in records)
         sources = ", ".join(f"{k} {v}" for k, v in sorted(policy.sources.items())) or "none"

@@ -268,6 +268,12 @@ def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
     return policy
 
 
+def showdown_chips(state: State, seat: int) -> tuple[float, float, float]:
+    """``seat``'s chips at the finished showdown ``state`` if it wins, ties, loses (the rules' pot splitting)."""
+    spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
+    return tuple(pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1]))  # type: ignore[return-value]
+
+
 def _public(state: State, board: tuple[int, ...]) -> State:
     """``state`` without hole cards and with the board dealt so far."""
     return with_cards(state, ((),) * state.game.num_players, board[: state.game.board_cards_through(state.round)])
@@ -317,9 +323,8 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
                 board = tuple(space.boards[state.round][nb].tolist())
                 out += _exact(walk, state, state.round, nb, part, lbr.deal(weights, board))
         return out
-    if state.finished:  # showdown: LBR's chips when it wins, ties, loses, from the rules' pot splitting
-        spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
-        outcome = [pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1])]
+    if state.finished:  # showdown
+        outcome = showdown_chips(state, seat)
         mine = space.final_rank[:, walk.hand][:, None]
         chips = np.where(mine > space.final_rank, outcome[0], np.where(mine == space.final_rank, outcome[1], outcome[2]))
         return float((w * chips).sum())
@@ -367,8 +372,21 @@ class PolicySampler:
         return actions[int(self.gen.choice(len(actions), p=row / row.sum()))]
 
 
-def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator) -> float:
-    """One hand from its first ``state`` (every card dealt), LBR at ``seat``; LBR's chips won."""
+class HandResult(NamedTuple):
+    """One sampled hand: LBR's chips, and their expectation over the opponent's hands.
+
+    ``expected`` replaces a showdown's outcome by its mean over the hands the opponent
+    could hold there, weighted by LBR's range (the exact posterior given everything but
+    the opponent's cards); folds count as played.  Its mean over hands estimates the
+    same value as ``chips`` (law of total expectation) with less variance.
+    """
+
+    chips: float
+    expected: float
+
+
+def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator) -> HandResult:
+    """One hand from its first ``state`` (every card dealt), LBR at ``seat``."""
     holes, board = state.hole_cards, state.board
     opponent.start(state, 1 - seat, gen)
     weights, seen = lbr.initial_range(holes[seat]), 0
@@ -382,7 +400,12 @@ def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponen
             action = opponent.act(public)
             weights = lbr.observe(public, action, weights)
         state = state.apply(action)
-    return float(state.values()[seat])
+    chips = float(state.values()[seat])
+    if not state.is_showdown:
+        return HandResult(chips, chips)
+    win, _, lose = showdown_chips(state, seat)
+    wp = lbr.equity(holes[seat], board, lbr.deal(weights, board))
+    return HandResult(chips, wp * win + (1 - wp) * lose)  # heads-up, a tie pays (win + lose) / 2
 
 
 def deal_hand(game: GameDef, deck: np.ndarray, number: int, seed: int) -> tuple[State, np.random.Generator]:
@@ -405,9 +428,9 @@ def play_match(lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, han
         seed: seeds the deals and the hands' generators.
 
     Returns:
-        (hands,) float64 chips LBR won in each hand.
+        (hands, 2) float64: per hand, LBR's chips and their expectation (:class:`HandResult`).
     """
-    out = np.empty(hands)
+    out = np.empty((hands, 2))
     for j, i in enumerate(range(first, first + hands)):
         state, gen = deal_hand(lbr.game, deck, i, seed)
         out[j] = play_hand(lbr, state, i % 2, opponent, gen)

@@ -52,11 +52,13 @@ class RunConfig:
 
 @dataclass
 class HandRecord:
-    """One finished hand: LBR's chips, wall and CPU seconds of the whole hand, and the
+    """One finished hand: LBR's chips and their showdown expectation over the agent's range
+    (:class:`agent.lbr.HandResult`), wall and CPU seconds of the whole hand, and the
     agent's seconds on its real decisions (what the hand would cost it in a match)."""
 
     hand: int
     chips: float
+    expected: float
     wall: float
     cpu: float
     agent: float
@@ -124,16 +126,28 @@ class RunLog:
         self._file.close()
 
 
+def _estimates(records: list[HandRecord], big_blind: int) -> dict[str, Summary | None]:
+    """Both estimates of LBR's winnings (None with fewer than two hands)."""
+    if len(records) < 2:
+        return {"chips": None, "expected": None}
+    return {
+        "chips": summarize(np.array([r.chips for r in records]), big_blind),
+        "expected": summarize(np.array([r.expected for r in records]), big_blind),
+    }
+
+
 def result_of(config: RunConfig, records: list[HandRecord], big_blind: int, policy: AgentRangePolicy | None) -> dict:
     """The run's summary as written to ``result.json``."""
-    chips = np.array([r.chips for r in records])
-    summary = summarize(chips, big_blind) if len(chips) >= 2 else None
     wall = sum(r.wall for r in records)
+    estimates = {
+        name: {"mbb_per_hand": s.mbb_per_hand, "ci95": s.ci95} if s else None
+        for name, s in _estimates(records, big_blind).items()
+    }
     out = {
         "config": asdict(config),
         "hands": len(records),
-        "mbb_per_hand": summary.mbb_per_hand if summary else None,
-        "ci95": summary.ci95 if summary else None,
+        "showdown_expectation": estimates["expected"],
+        "chips_won": estimates["chips"],
         "wall_seconds": wall,
         "cpu_seconds": sum(r.cpu for r in records),
         "agent_seconds_per_hand": sum(r.agent for r in records) / len(records) if records else None,
@@ -146,15 +160,18 @@ def result_of(config: RunConfig, records: list[HandRecord], big_blind: int, poli
     return out
 
 
-def describe(summary: Summary | None, setting: str, hands: int) -> str:
-    """The one-line verdict: LBR's winnings with their CI, and the published anchors."""
-    if summary is None:
-        return f"LBR ({setting}): {hands} hand(s) played, too few for a confidence interval"
-    low, high = summary.mbb_per_hand - summary.ci95, summary.mbb_per_hand + summary.ci95
+def describe(records: list[HandRecord], big_blind: int, setting: str) -> str:
+    """The verdict: LBR's winnings (showdown expectation, and chips won) with 95% CIs, and the published anchors."""
+    estimates = _estimates(records, big_blind)
+    best, chips = estimates["expected"], estimates["chips"]
+    if best is None or chips is None:
+        return f"LBR ({setting}): {len(records)} hand(s) played, too few for a confidence interval"
+    low, high = best.mbb_per_hand - best.ci95, best.mbb_per_hand + best.ci95
     verdict = "LBR wins" if low > 0 else "LBR loses" if high < 0 else "not significant"
     return (
-        f"LBR ({setting}) against the agent: {summary.mbb_per_hand:+,.0f} ± {summary.ci95:,.0f} mbb/hand "
-        f"(95% CI, {hands} hands; {verdict}). Published: {PUBLISHED[setting]}."
+        f"LBR ({setting}) against the agent: {best.mbb_per_hand:+,.0f} ± {best.ci95:,.0f} mbb/hand "
+        f"(95% CI, {len(records)} hands, showdowns by expectation over the agent's range; {verdict}); "
+        f"chips won {chips.mbb_per_hand:+,.0f} ± {chips.ci95:,.0f}.\nPublished: {PUBLISHED[setting]}."
     )
 
 
@@ -171,8 +188,9 @@ def play(
         number = records[-1].hand + 1 if records else 0
         wall, cpu, agent = time.monotonic(), time.process_time(), agent_policy.agent_seconds
         state, gen = deal_hand(game, deck, number, config.seed)
-        chips = play_hand(lbr, state, number % 2, agent_policy, gen)
-        record = HandRecord(number, chips, time.monotonic() - wall, time.process_time() - cpu, agent_policy.agent_seconds - agent)
+        result = play_hand(lbr, state, number % 2, agent_policy, gen)
+        wall, cpu, agent = time.monotonic() - wall, time.process_time() - cpu, agent_policy.agent_seconds - agent
+        record = HandRecord(number, result.chips, result.expected, wall, cpu, agent)
         records.append(record)
         if log is not None:
             log.add(record)

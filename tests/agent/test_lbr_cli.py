@@ -37,8 +37,9 @@ def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
     records = _records(out)
     assert [r["hand"] for r in records] == [0, 1, 2, 3, 4] and records[:3] == first
     result = json.loads((out / "result.json").read_text())
-    chips = [r["chips"] for r in records]
-    assert result["hands"] == 5 and result["mbb_per_hand"] == pytest.approx(1000 * sum(chips) / 5 / 100)
+    chips, expected = ([r[k] for r in records] for k in ("chips", "expected"))
+    assert result["hands"] == 5 and result["chips_won"]["mbb_per_hand"] == pytest.approx(1000 * sum(chips) / 5 / 100)
+    assert result["showdown_expectation"]["mbb_per_hand"] == pytest.approx(1000 * sum(expected) / 5 / 100)
     assert "5 hands" in capsys.readouterr().out
 
 
