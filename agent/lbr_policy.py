@@ -68,7 +68,6 @@ class AgentRangePolicy:
 
     Attributes:
         questions: answers computed (real and hypothetical) since construction.
-        hypothetical: of those, the ones at states the hand never reached when it ended.
         sources: real decisions per pipeline stage (``blueprint``, ``unsafe`` ...).
         agent_seconds: time the agent spent on its real decisions (what a match would cost it).
     """
@@ -81,7 +80,7 @@ class AgentRangePolicy:
         self.seat, self.cards = 0, ()
         self._answers: dict[str, _Answer] = {}
         self._played: set[str] = set()
-        self.questions = self.hypothetical = 0
+        self.questions, self._closed = 0, 0
         self.sources: dict[str, int] = {}
         self.agent_seconds = 0.0
 
@@ -130,8 +129,13 @@ class AgentRangePolicy:
         self.questions += 1
         return answer
 
+    @property
+    def hypothetical(self) -> int:
+        """Answers at states no hand reached (the hand in progress counts what it has reached so far)."""
+        return self._closed + len(self._answers.keys() - self._played)
+
     def _close_hand(self) -> None:
-        self.hypothetical += len(self._answers.keys() - self._played)
+        self._closed = self.hypothetical
         self._answers.clear()
         self._played.clear()
 

@@ -28,7 +28,7 @@ from protocol.gamedef import GameDef
 PUBLISHED = {
     "fc": "Slumbot 2016 +522 ± 50, DeepStack −428 ± 87",
     "fcpa": "Slumbot 2016 +4,020 ± 115, DeepStack −383 ± 219",
-    "56": "Slumbot 2016 +2,663 ± 128 (56 sizes on turn and river)",
+    "56": "none quoted here for this setting (see Lisý & Bowling 2017)",
 }
 
 
