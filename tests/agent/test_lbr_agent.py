@@ -12,7 +12,7 @@ from agent.policy import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import HOLE_PAIRS
-from protocol.rules import FOLD, Action, ActionType, State, raise_to
+from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
 from tests.agent.test_pipeline import GAME, StandInBlueprint
 
 DECK = np.arange(52)
@@ -99,3 +99,37 @@ def test_a_bet_lbr_asked_about_and_then_makes_reuses_the_answer():
     assert policy.pipeline.rng.bit_generator.state != drawn
     assert np.allclose(probs.sum(axis=1), 1.0) and np.all(probs * ROW_TOTAL == np.round(probs * ROW_TOTAL))
     assert FOLD in actions and probs[:, actions.index(FOLD)].std() > 0  # card-dependent fold rows for LBR
+
+
+def test_river_questions_solve_on_a_copy_and_the_bet_made_reuses_the_solve():
+    """With subgame solving: LBR's candidate river bets are answered by (nested) solves on a
+    copy of the hand's memory; the real hand keeps its own solve until LBR really bets."""
+    from agent.solving import SolvingStage, warm_up
+
+    warm_up()  # compile (or load) the solver kernels, so the solves below manage iterations
+
+    bp = StandInBlueprint()
+    solving = SolvingStage(np.random.default_rng(4))
+    agent = Agent(GAME, Pipeline(bp, solving, seed=4), TimeManager(TimeLimits(target=2.0, max_solve=1.0)), seed=4)
+    policy = AgentRangePolicy(agent)
+    lbr_seat = 0
+    for number in range(40):  # the first hand LBR check/calls into a river decision with chips behind
+        state, gen = deal_hand(GAME, DECK, number, seed=5)
+        policy.start(state, 1 - lbr_seat, gen)
+        while not (state.round == 3 and state.current_player == lbr_seat) and not state.finished:
+            public = _public(state, state.board)
+            state = state.apply(policy.act(public) if state.current_player != lbr_seat else CALL)
+        if not state.finished and state.raise_bounds() is not None:
+            break
+    assert not state.finished and state.raise_bounds() is not None
+    public = _public(state, state.board)
+    real_solve = agent.hand.notes.get("solve")
+    bounds = public.raise_bounds()
+    asked = {size: policy(public.apply(raise_to(size))) for size in (bounds[0] + 37, bounds[1])}
+    assert agent.hand.notes.get("solve") is real_solve  # the questions' solves stayed on their copies
+    questions = policy.questions
+    bet = public.apply(raise_to(bounds[0] + 37))
+    action = policy.act(bet)
+    assert policy.questions == questions  # no second solve for the bet LBR asked about
+    assert agent.hand.notes["solve"] is not real_solve and action in asked[bounds[0] + 37][0]
+    assert agent.hand.notes["solve"].kind in ("unsafe", "estimated-maxmargin", "nested-unsafe")
