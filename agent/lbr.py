@@ -373,23 +373,43 @@ class PolicySampler:
 
 
 class HandResult(NamedTuple):
-    """One sampled hand: LBR's chips, and their expectation over the opponent's hands.
+    """One sampled hand: LBR's chips, and their expectation given all but the opponent's cards.
 
     ``expected`` replaces a showdown's outcome by its mean over the hands the opponent
-    could hold there, weighted by LBR's range (the exact posterior given everything but
-    the opponent's cards); folds count as played.  Its mean over hands estimates the
-    same value as ``chips`` (law of total expectation) with less variance.
+    could hold (LBR's range: their exact posterior) and over the board cards dealt after
+    the betting ended (see :class:`Settle`); hands ending in a fold count as played.
+    Its mean over hands estimates the same value as ``chips`` (law of total expectation:
+    it is the conditional expectation of the chips given what it keeps) with less variance.
     """
 
     chips: float
     expected: float
 
 
-def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator) -> HandResult:
-    """One hand from its first ``state`` (every card dealt), LBR at ``seat``."""
-    holes, board = state.hole_cards, state.board
+@dataclass(frozen=True)
+class Settle:
+    """How :func:`play_hand` values a showdown by expectation.
+
+    ``equity`` must be exact (every completion enumerated) for the board as it stood
+    when the betting ended, or as of round ``from_round`` if that is later (hold'em:
+    from the flop, since 1.7 million preflop completions are too many to enumerate).
+    """
+
+    equity: Equity
+    from_round: int = 0
+
+
+def play_hand(
+    lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator, settle: Settle | None = None,
+) -> HandResult:  # fmt: skip
+    """One hand from its first ``state`` (every card dealt), LBR at ``seat``.
+
+    ``settle``: how showdowns are valued by expectation; None: LBR's own equity on the
+    final board (exact for every equity here).
+    """
+    holes, board, game = state.hole_cards, state.board, state.game
     opponent.start(state, 1 - seat, gen)
-    weights, seen = lbr.initial_range(holes[seat]), 0
+    weights, seen, last = lbr.initial_range(holes[seat]), 0, 0
     while not state.finished:
         public = _public(state, board)
         if len(public.board) > seen:
@@ -399,12 +419,16 @@ def play_hand(lbr: LocalBestResponse, state: State, seat: int, opponent: Opponen
         else:
             action = opponent.act(public)
             weights = lbr.observe(public, action, weights)
+        last = state.round
         state = state.apply(action)
     chips = float(state.values()[seat])
     if not state.is_showdown:
         return HandResult(chips, chips)
+    equity, known = lbr.equity, board
+    if settle is not None:
+        equity, known = settle.equity, board[: game.board_cards_through(max(last, settle.from_round))]
     win, _, lose = showdown_chips(state, seat)
-    wp = lbr.equity(holes[seat], board, lbr.deal(weights, board))
+    wp = equity(holes[seat], known, lbr.deal(weights, known))
     return HandResult(chips, wp * win + (1 - wp) * lose)  # heads-up, a tie pays (win + lose) / 2
 
 
@@ -418,7 +442,10 @@ def deal_hand(game: GameDef, deck: np.ndarray, number: int, seed: int) -> tuple[
     return initial_state(game, number, (tuple(cards[:k]), tuple(cards[k : 2 * k])), tuple(cards[2 * k :])), gen
 
 
-def play_match(lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, hands: int, seed: int, first: int = 0) -> np.ndarray:
+def play_match(
+    lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, hands: int, seed: int, first: int = 0,
+    settle: Settle | None = None,
+) -> np.ndarray:  # fmt: skip
     """LBR against ``opponent`` for hands ``first`` … ``first + hands - 1``, seats alternating
     (LBR is seat ``i % 2`` in hand i).
 
@@ -426,6 +453,7 @@ def play_match(lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, han
         deck: the cards to deal from.
         opponent: plays LBR's policy (:class:`PolicySampler`, or the agent itself).
         seed: seeds the deals and the hands' generators.
+        settle: how showdowns are valued by expectation (:func:`play_hand`).
 
     Returns:
         (hands, 2) float64: per hand, LBR's chips and their expectation (:class:`HandResult`).
@@ -433,7 +461,7 @@ def play_match(lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, han
     out = np.empty((hands, 2))
     for j, i in enumerate(range(first, first + hands)):
         state, gen = deal_hand(lbr.game, deck, i, seed)
-        out[j] = play_hand(lbr, state, i % 2, opponent, gen)
+        out[j] = play_hand(lbr, state, i % 2, opponent, gen, settle)
     return out
 
 

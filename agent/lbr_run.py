@@ -19,7 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
-from agent.lbr import HoldemEquity, LocalBestResponse, Summary, deal_hand, lbr_setting, play_hand, summarize
+from agent.lbr import HoldemEquity, LocalBestResponse, Settle, Summary, deal_hand, lbr_setting, play_hand, summarize
 from agent.lbr_policy import AgentRangePolicy
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS
 from protocol.gamedef import GameDef
@@ -170,7 +170,7 @@ def describe(records: list[HandRecord], big_blind: int, setting: str) -> str:
     verdict = "LBR wins" if low > 0 else "LBR loses" if high < 0 else "not significant"
     return (
         f"LBR ({setting}) against the agent: {best.mbb_per_hand:+,.0f} ± {best.ci95:,.0f} mbb/hand "
-        f"(95% CI, {len(records)} hands, showdowns by expectation over the agent's range; {verdict}); "
+        f"(95% CI, {len(records)} hands, showdowns by expectation; {verdict}); "
         f"chips won {chips.mbb_per_hand:+,.0f} ± {chips.ci95:,.0f}.\nPublished: {PUBLISHED[setting]}."
     )
 
@@ -184,11 +184,13 @@ def play(
     lbr = LocalBestResponse(game, HOLE_PAIRS, agent_policy, HoldemEquity(samples=config.equity_samples, seed=config.seed),
                             lbr_setting(config.setting, game.num_rounds))  # fmt: skip
     deck = np.arange(NUM_CARDS)
+    # Showdowns by expectation from the flop on: the flop's 1,081 turn-river completions are enumerated.
+    settle = Settle(HoldemEquity(max_boards=1081), from_round=1)
     while len(records) < total:
         number = records[-1].hand + 1 if records else 0
         wall, cpu, agent = time.monotonic(), time.process_time(), agent_policy.agent_seconds
         state, gen = deal_hand(game, deck, number, config.seed)
-        result = play_hand(lbr, state, number % 2, agent_policy, gen)
+        result = play_hand(lbr, state, number % 2, agent_policy, gen, settle)
         wall, cpu, agent = time.monotonic() - wall, time.process_time() - cpu, agent_policy.agent_seconds - agent
         record = HandRecord(number, result.chips, result.expected, wall, cpu, agent)
         records.append(record)
