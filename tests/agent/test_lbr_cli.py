@@ -8,9 +8,17 @@ from dataclasses import asdict
 
 import pytest
 
+import agent.cli
 import agent.pipeline
 from agent.cli import main
 from agent.lbr_run import RunConfig
+
+
+@pytest.fixture(autouse=True)
+def keep_logging(monkeypatch):
+    """main() would point structlog at this test's captured stderr, which later tests'
+    cached loggers would then write to after it is closed."""
+    monkeypatch.setattr(agent.cli, "configure_logging", lambda verbose: None)
 
 
 @pytest.fixture(scope="module")
