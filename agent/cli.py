@@ -1,4 +1,5 @@
-"""The ``agent`` command: play a match against an ACPC dealer (``agent connect HOST PORT``)."""
+"""The ``agent`` command: play a match against an ACPC dealer (``agent connect HOST PORT``),
+or measure the agent against local best response (``agent lbr``)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,20 @@ def configure_logging(verbose: bool) -> None:
     )
 
 
+LBR_EPILOG = """examples:
+  agent lbr --setting fc --hands 3000 --out runs/lbr-fc
+  agent lbr --setting fcpa --hands 3000 --out runs/lbr-fcpa --target 0.5
+  agent lbr --setting fc --hands 200 --blueprint-only --out runs/lbr-fc-bp
+  agent lbr --quick --blueprint-only
+
+Local best response (Lisy & Bowling 2017) plays the agent in-process, tracking the
+agent's exact range from its full-range strategy; settings: fc (fold/call on every
+round), fcpa (check/call preflop and flop, then fold/call/pot/all-in), 56 (check/call,
+then 56 pot fractions and all-in on turn and river).  Prints LBR's winnings in
+mbb/hand with a 95% CI (positive: the agent is exploitable).  With --out, every hand
+is written as it ends and running the same command again resumes the run."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent", description="The heads-up no-limit competition agent (ACPC protocol 2.0.0)."
@@ -59,6 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match", default="", help="match name written in the decision log")
     p.add_argument("-v", "--verbose", action="store_true", help="log an event per hand (structlog, stderr)")
     p.set_defaults(func=connect)
+    q = sub.add_parser(
+        "lbr",
+        help="measure the agent against local best response (in-process)",
+        epilog=LBR_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument("--setting", choices=("fc", "fcpa", "56"), default="fc", help="LBR's action set (default fc)")
+    q.add_argument("--hands", type=int, default=3000, help="hands in the run, resumed ones included (default 3000)")
+    q.add_argument("--seed", type=int, default=0, help="seeds the deals, LBR's equity sampling and the agent (default 0)")
+    q.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
+    q.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
+    q.add_argument("--blueprint-only", action="store_true", help="the agent never solves subgames")
+    q.add_argument("--time-budget", type=float, default=7.0, help="the agent's seconds per hand, as a dealer's (default 7)")
+    q.add_argument("--target", type=float, default=None, help="average seconds per hand the agent aims at (default budget / 4)")
+    q.add_argument("--equity-samples", type=int, default=200, help="LBR's equity samples preflop and on the flop (default 200)")
+    q.add_argument("--out", type=Path, default=None, help="folder for hands.jsonl and result.json; resumes a run found there")
+    q.add_argument("--quick", action="store_true", help="a smoke test: 6 hands, 50 equity samples")
+    q.add_argument("-v", "--verbose", action="store_true", help="log the agent's events (structlog, stderr)")
+    q.set_defaults(func=lbr)
     return parser
 
 
@@ -107,6 +141,64 @@ def connect(args: argparse.Namespace) -> int:
         return 0
     print(f"agent: the connection to the dealer was lost during hand {summary.hands} ({timing})", file=sys.stderr)
     return 1
+
+
+def lbr(args: argparse.Namespace) -> int:
+    from agent.lbr_policy import AgentRangePolicy
+    from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of
+    from agent.pipeline import PipelineError, build_strategist
+    from agent.policy import Agent
+    from agent.timing import TimeLimits, TimeManager
+    from precompute.progress import Progress
+
+    hands, samples = (min(args.hands, 6), 50) if args.quick else (args.hands, args.equity_samples)
+    for option, value in (("--hands", hands), ("--equity-samples", samples)):
+        if value < 2:
+            print(f"agent lbr: {option} must be at least 2, got {value}", file=sys.stderr)
+            return 2
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"agent lbr: --out {args.out} is a file, not a folder", file=sys.stderr)
+        return 2
+    game = load_game(args.game)
+    config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
+                       args.time_budget, args.target, samples)  # fmt: skip
+    try:
+        check_game(game)
+        limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
+        records = load_records(args.out, config) if args.out is not None else []
+        strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed)
+    except (ValueError, PipelineError, RunError) as exc:
+        print(f"agent lbr: {exc}", file=sys.stderr)
+        return 2
+    policy = AgentRangePolicy(Agent(game, strategist, TimeManager(limits), seed=args.seed))
+    log = RunLog(args.out, config, records) if args.out is not None else None
+    bar = Progress(f"LBR {args.setting}", hands, done=len(records))
+
+    def progress(done: list) -> None:
+        wall = sum(r.wall for r in done)
+        mbb = 1000 * sum(r.expected for r in done) / len(done) / game.big_blind
+        bar.status = f"{len(done) / wall:.2f} hands/s, {mbb:+,.0f} mbb/hand"
+        bar.advance()
+
+    code = 0
+    try:
+        with bar:
+            play(config, game, policy, records, hands, log, progress)
+    except KeyboardInterrupt:
+        print(f"agent lbr: interrupted after {len(records)} hands", file=sys.stderr)
+        code = 130
+    finally:
+        if log is not None:
+            log.write_result(result_of(config, records, game.big_blind, policy))
+            log.close()
+    print(describe(records, game.big_blind, args.setting))
+    if records:
+        wall, cpu = sum(r.wall for r in records), sum(r.cpu for r in records)
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(policy.sources.items())) or "none"
+        print(f"{len(records) / wall:.2f} hands/s ({wall / len(records):.2f} s wall, {cpu / len(records):.2f} s CPU per hand); "
+              f"agent {sum(r.agent for r in records) / len(records):.2f} s per hand on its real decisions; "
+              f"agent decisions this session: {sources}")  # fmt: skip
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

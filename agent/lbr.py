@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from scipy import stats
@@ -268,6 +268,12 @@ def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
     return policy
 
 
+def showdown_chips(state: State, seat: int) -> tuple[float, float, float]:
+    """``seat``'s chips at the finished showdown ``state`` if it wins, ties, loses (the rules' pot splitting)."""
+    spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
+    return tuple(pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1]))  # type: ignore[return-value]
+
+
 def _public(state: State, board: tuple[int, ...]) -> State:
     """``state`` without hole cards and with the board dealt so far."""
     return with_cards(state, ((),) * state.game.num_players, board[: state.game.board_cards_through(state.round)])
@@ -317,9 +323,8 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
                 board = tuple(space.boards[state.round][nb].tolist())
                 out += _exact(walk, state, state.round, nb, part, lbr.deal(weights, board))
         return out
-    if state.finished:  # showdown: LBR's chips when it wins, ties, loses, from the rules' pot splitting
-        spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
-        outcome = [pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1])]
+    if state.finished:  # showdown
+        outcome = showdown_chips(state, seat)
         mine = space.final_rank[:, walk.hand][:, None]
         chips = np.where(mine > space.final_rank, outcome[0], np.where(mine == space.final_rank, outcome[1], outcome[2]))
         return float((w * chips).sum())
@@ -336,43 +341,127 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
     return out
 
 
+class Opponent(Protocol):
+    """LBR's opponent in a sampled match: plays the policy LBR reads, from its own cards."""
+
+    def start(self, state: State, seat: int, gen: np.random.Generator) -> None:
+        """A new hand: ``state`` is its first state with every card dealt; the opponent sits at ``seat``."""
+
+    def act(self, public: State) -> Action:
+        """The opponent's action at ``public`` (its turn; no hole cards shown)."""
+
+
+class PolicySampler:
+    """Samples the policy's action for the hand held, with the hand's generator.
+
+    Args:
+        policy: the full-range policy.
+        hand_index: row of a private hand (its cards) in the policy's probabilities.
+    """
+
+    def __init__(self, policy: RangePolicy, hand_index: Callable[[tuple[int, ...]], int]) -> None:
+        self.policy, self.hand_index = policy, hand_index
+        self.row, self.gen = 0, np.random.default_rng()
+
+    def start(self, state: State, seat: int, gen: np.random.Generator) -> None:
+        self.row, self.gen = self.hand_index(state.hole_cards[seat]), gen
+
+    def act(self, public: State) -> Action:
+        actions, probs = self.policy(public)
+        row = probs[self.row]
+        return actions[int(self.gen.choice(len(actions), p=row / row.sum()))]
+
+
+class HandResult(NamedTuple):
+    """One sampled hand: LBR's chips, and their expectation given all but the opponent's cards.
+
+    ``expected`` replaces a showdown's outcome by its mean over the hands the opponent
+    could hold (LBR's range: their exact posterior) and over the board cards dealt after
+    the betting ended (see :class:`Settle`); hands ending in a fold count as played.
+    Its mean over hands estimates the same value as ``chips`` (law of total expectation:
+    it is the conditional expectation of the chips given what it keeps) with less variance.
+    """
+
+    chips: float
+    expected: float
+
+
+@dataclass(frozen=True)
+class Settle:
+    """How :func:`play_hand` values a showdown by expectation.
+
+    ``equity`` must be exact (every completion enumerated) for the board as it stood
+    when the betting ended, or as of round ``from_round`` if that is later (hold'em:
+    from the flop, since 1.7 million preflop completions are too many to enumerate).
+    """
+
+    equity: Equity
+    from_round: int = 0
+
+
+def play_hand(
+    lbr: LocalBestResponse, state: State, seat: int, opponent: Opponent, gen: np.random.Generator, settle: Settle | None = None,
+) -> HandResult:  # fmt: skip
+    """One hand from its first ``state`` (every card dealt), LBR at ``seat``.
+
+    ``settle``: how showdowns are valued by expectation; None: LBR's own equity on the
+    final board (exact for every equity here).
+    """
+    holes, board, game = state.hole_cards, state.board, state.game
+    opponent.start(state, 1 - seat, gen)
+    weights, seen, last = lbr.initial_range(holes[seat]), 0, 0
+    while not state.finished:
+        public = _public(state, board)
+        if len(public.board) > seen:
+            weights, seen = lbr.deal(weights, public.board), len(public.board)
+        if state.current_player == seat:
+            action = lbr.act(public, holes[seat], weights)
+        else:
+            action = opponent.act(public)
+            weights = lbr.observe(public, action, weights)
+        last = state.round
+        state = state.apply(action)
+    chips = float(state.values()[seat])
+    if not state.is_showdown:
+        return HandResult(chips, chips)
+    equity, known = lbr.equity, board
+    if settle is not None:
+        equity, known = settle.equity, board[: game.board_cards_through(max(last, settle.from_round))]
+    win, _, lose = showdown_chips(state, seat)
+    wp = equity(holes[seat], known, lbr.deal(weights, known))
+    return HandResult(chips, wp * win + (1 - wp) * lose)  # heads-up, a tie pays (win + lose) / 2
+
+
+def deal_hand(game: GameDef, deck: np.ndarray, number: int, seed: int) -> tuple[State, np.random.Generator]:
+    """Hand ``number`` of a match seeded ``seed``: its first state with every card dealt, and
+    the generator the hand's other randomness draws from (a hand's deal depends only on
+    ``seed`` and ``number``, so a match can resume at any hand)."""
+    gen = np.random.default_rng([seed, number])
+    k, n_board = game.num_hole_cards, game.board_cards_through(game.num_rounds - 1)
+    cards = gen.permutation(deck)[: 2 * k + n_board].tolist()
+    return initial_state(game, number, (tuple(cards[:k]), tuple(cards[k : 2 * k])), tuple(cards[2 * k :])), gen
+
+
 def play_match(
-    lbr: LocalBestResponse, deck: np.ndarray, hand_index: Callable[[tuple[int, ...]], int], hands: int, seed: int
-) -> np.ndarray:
-    """LBR against its policy for ``hands`` hands, seats alternating (LBR is seat ``i % 2`` in hand i).
+    lbr: LocalBestResponse, deck: np.ndarray, opponent: Opponent, hands: int, seed: int, first: int = 0,
+    settle: Settle | None = None,
+) -> np.ndarray:  # fmt: skip
+    """LBR against ``opponent`` for hands ``first`` … ``first + hands - 1``, seats alternating
+    (LBR is seat ``i % 2`` in hand i).
 
     Args:
         deck: the cards to deal from.
-        hand_index: row of a private hand (its cards) in the policy's probabilities.
-        seed: seeds the deal and the policy's action sampling.
+        opponent: plays LBR's policy (:class:`PolicySampler`, or the agent itself).
+        seed: seeds the deals and the hands' generators.
+        settle: how showdowns are valued by expectation (:func:`play_hand`).
 
     Returns:
-        (hands,) float64 chips LBR won in each hand.
+        (hands, 2) float64: per hand, LBR's chips and their expectation (:class:`HandResult`).
     """
-    game = lbr.game
-    gen = np.random.default_rng(seed)
-    k, n_board = game.num_hole_cards, game.board_cards_through(game.num_rounds - 1)
-    out = np.empty(hands)
-    for i in range(hands):
-        seat = i % 2
-        cards = gen.permutation(deck)[: 2 * k + n_board].tolist()
-        holes = (tuple(cards[:k]), tuple(cards[k : 2 * k]))
-        board = tuple(cards[2 * k :])
-        state = initial_state(game, i, holes, board)
-        weights, seen = lbr.initial_range(holes[seat]), 0
-        while not state.finished:
-            public = _public(state, board)
-            if len(public.board) > seen:
-                weights, seen = lbr.deal(weights, public.board), len(public.board)
-            if state.current_player == seat:
-                action = lbr.act(public, holes[seat], weights)
-            else:
-                actions, probs = lbr.policy(public)
-                row = probs[hand_index(holes[1 - seat])]
-                action = actions[int(gen.choice(len(actions), p=row / row.sum()))]
-                weights = weights * probs[:, actions.index(action)]
-            state = state.apply(action)
-        out[i] = state.values()[seat]
+    out = np.empty((hands, 2))
+    for j, i in enumerate(range(first, first + hands)):
+        state, gen = deal_hand(lbr.game, deck, i, seed)
+        out[j] = play_hand(lbr, state, i % 2, opponent, gen, settle)
     return out
 
 

@@ -97,13 +97,26 @@ class Agent:
             log.error("strategy failed; checking/calling", hand=match.hand_number, error=repr(exc))
             return RangeStrategy((CALL,), np.ones((len(self.hand_cards), 1)), "fallback")
 
+    def rows(self, match: MatchState, hand: HandContext) -> tuple[RangeStrategy, np.ndarray]:
+        """The legal strategy at ``match`` (the agent's turn) given ``hand``'s memory, and
+        its rows quantised as :meth:`decide` samples and logs them (uint16 ``(hands, actions)``).
+
+        ``hand`` may be a copy of the real context (local best response asks about states
+        the match never reaches); the strategist updates its notes, nothing else changes.
+        """
+        strategy = self._strategy(match, hand)
+        call_column = next((i for i, a in enumerate(strategy.actions) if a.kind == ActionType.CALL), 0)
+        return strategy, quantize(strategy.probs, self.blocked(match), call_column)
+
     def decide(self, match: MatchState) -> AgentDecision:
         """The action to send at ``match`` (the agent's turn) and its decision-log rows."""
         hand = self.observe(match)
-        strategy = self._strategy(match, hand)
+        return self.take(match, *self.rows(match, hand))
+
+    def take(self, match: MatchState, strategy: RangeStrategy, counts: np.ndarray) -> AgentDecision:
+        """Sample the action of the hand held from ``counts`` (:meth:`rows`) and update the reach."""
+        hand = self.observe(match)
         blocked = self.blocked(match)
-        call_column = next((i for i, a in enumerate(strategy.actions) if a.kind == ActionType.CALL), 0)
-        counts = quantize(strategy.probs, blocked, call_column)
         held = self.hand_index[tuple(sorted(match.my_cards))]
         row = counts[held]
         column = int(np.searchsorted(np.cumsum(row), self.rng.integers(ROW_TOTAL), side="right"))

@@ -13,6 +13,8 @@ from agent.lbr import (
     HoldemEquity,
     LocalBestResponse,
     OffTreeError,
+    PolicySampler,
+    Settle,
     TabularEquity,
     exact_value,
     lbr_setting,
@@ -104,12 +106,22 @@ def test_bet_value_against_a_calling_station_is_the_closed_form(strategies):
 def test_sampled_match_agrees_with_the_exact_value(strategies):
     lbr = _lbr(strategies["cfr10"], "fcpa")
     exact = 1000 * np.mean([exact_value(lbr, TG.space, seat) for seat in (0, 1)]) / GAME.big_blind
-    chips = play_match(lbr, TG.space.deck, TG.space.hand_index, 3000, seed=7)
-    summary = summarize(chips, GAME.big_blind)
-    assert summary.hands == 3000
-    assert abs(summary.mbb_per_hand - exact) <= summary.ci95
-    again = play_match(lbr, TG.space.deck, TG.space.hand_index, 50, seed=7)
-    assert np.array_equal(again, chips[:50])  # seeded
+    played = play_match(lbr, TG.space.deck, PolicySampler(lbr.policy, TG.space.hand_index), 3000, seed=7)
+    chips, expected = summarize(played[:, 0], GAME.big_blind), summarize(played[:, 1], GAME.big_blind)
+    assert chips.hands == 3000
+    assert abs(chips.mbb_per_hand - exact) <= chips.ci95
+    # The showdown expectation over the policy's range: unbiased too, and tighter ...
+    assert abs(expected.mbb_per_hand - exact) <= expected.ci95 < chips.ci95
+    # ... and tighter still over the board cards dealt after the betting ended.
+    sampler = PolicySampler(lbr.policy, TG.space.hand_index)
+    settled = play_match(lbr, TG.space.deck, sampler, 3000, seed=7, settle=Settle(lbr.equity))
+    early = summarize(settled[:, 1], GAME.big_blind)
+    assert np.array_equal(settled[:, 0], played[:, 0])
+    assert abs(early.mbb_per_hand - exact) <= early.ci95 < expected.ci95
+    folded = played[:, 0] == played[:, 1]
+    assert 0 < folded.sum() < len(played)  # some hands end by a fold (counted as played), some at a showdown
+    again = play_match(lbr, TG.space.deck, PolicySampler(lbr.policy, TG.space.hand_index), 50, seed=7, first=20)
+    assert np.array_equal(again, played[20:70])  # seeded per hand: a match resumes at any hand
 
 
 def test_presets():

@@ -1,0 +1,71 @@
+"""``agent lbr``: a quick hold'em run with the blueprint-only agent, resuming a run folder,
+and one-sentence errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import pytest
+
+import agent.cli
+import agent.pipeline
+from agent.cli import main
+from agent.lbr_run import RunConfig
+
+
+@pytest.fixture(autouse=True)
+def keep_logging(monkeypatch):
+    """main() would point structlog at this test's captured stderr, which later tests'
+    cached loggers would then write to after it is closed."""
+    monkeypatch.setattr(agent.cli, "configure_logging", lambda verbose: None)
+
+
+@pytest.fixture(scope="module")
+def blueprint():
+    """The shipped blueprint, loaded once (loading costs seconds)."""
+    return agent.pipeline.load_blueprint(None)
+
+
+def _records(folder) -> list[dict]:
+    return [json.loads(line) for line in (folder / "hands.jsonl").read_text().splitlines()[1:]]
+
+
+def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
+    monkeypatch.setattr(agent.pipeline, "load_blueprint", lambda path: blueprint)
+    out = tmp_path / "run"
+    args = ["lbr", "--quick", "--blueprint-only", "--setting", "fcpa", "--out", str(out)]
+    assert main([*args, "--hands", "3"]) == 0
+    first = _records(out)
+    assert [r["hand"] for r in first] == [0, 1, 2]
+    printed = capsys.readouterr().out
+    assert "LBR (fcpa) against the agent:" in printed and "mbb/hand (95% CI, 3 hands" in printed
+
+    assert main([*args, "--hands", "5"]) == 0  # the same folder and options: resumes after hand 2
+    records = _records(out)
+    assert [r["hand"] for r in records] == [0, 1, 2, 3, 4] and records[:3] == first
+    result = json.loads((out / "result.json").read_text())
+    chips, expected = ([r[k] for r in records] for k in ("chips", "expected"))
+    assert result["hands"] == 5 and result["chips_won"]["mbb_per_hand"] == pytest.approx(1000 * sum(chips) / 5 / 100)
+    assert result["showdown_expectation"]["mbb_per_hand"] == pytest.approx(1000 * sum(expected) / 5 / 100)
+    assert "5 hands" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["--hands", "1"], "--hands must be at least 2, got 1"),
+        (["--game", "leduc.nolimit.2p"], "heads-up no-limit hold'em only"),
+        (["--out", "FILE"], "--out FILE is a file, not a folder"),
+        (["--out", "RUN", "--seed", "9"], "RUN holds a run with another configuration: seed 9 here, 0 there"),
+    ],
+)
+def test_bad_options_get_one_sentence(tmp_path, monkeypatch, capsys, args, sentence):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("not a folder\n")
+    (tmp_path / "RUN").mkdir()
+    config = RunConfig("holdem.nolimit.2p", "fc", 0, None, False, 7.0, None, 200)  # the defaults
+    (tmp_path / "RUN" / "hands.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
+    assert main(["lbr", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and sentence in err[0]
