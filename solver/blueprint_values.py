@@ -23,7 +23,7 @@ import numpy as np
 
 from solver.gadgets import hand_weights
 from solver.ranges import BEST_RESPONSE, EVALUATE, WHOLE, TabularGame, kernel_arrays, walk
-from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
+from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, path_from_root
 
 GIFT_FORMS = ("lower-bound", "exact")
 
@@ -60,11 +60,7 @@ class BlueprintValues:
 
     def path(self, node: int) -> list[tuple[int, int]]:
         """(ancestor, edge taken) pairs from the root down to ``node``."""
-        out = []
-        while self.parent[node] >= 0:
-            out.append((int(self.parent[node]), int(self.parent_edge[node])))
-            node = int(self.parent[node])
-        return out[::-1]
+        return path_from_root(self.parent, self.parent_edge, node)
 
     def board_at(self, board: int, from_round: int, to_round: int) -> int:
         """Index at ``to_round`` (≤ ``from_round``) of the board ``board`` of ``from_round``."""

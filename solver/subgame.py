@@ -65,7 +65,7 @@ from solver.ranges import (
     tabular_layout,
     walk,
 )
-from solver.tree import CHANCE, DECISION, BettingTree, build_tree
+from solver.tree import CHANCE, DECISION, BettingTree, build_tree, path_from_root
 
 
 class SubgameError(ValueError):
@@ -199,11 +199,7 @@ class Subgame:
 
     def path(self, node: int) -> list[tuple[int, int]]:
         """(node, edge) pairs from the root down to ``node``."""
-        out = []
-        while self.parent[node] >= 0:
-            out.append((int(self.parent[node]), int(self.parent_edge[node])))
-            node = int(self.parent[node])
-        return out[::-1]
+        return path_from_root(self.parent, self.parent_edge, node)
 
 
 def build_subgame(root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0) -> Subgame:

@@ -225,6 +225,16 @@ class Layout:
         return array[start:end]
 
 
+def path_from_root(parent: np.ndarray, parent_edge: np.ndarray, node: int) -> list[tuple[int, int]]:
+    """(ancestor, edge taken) pairs from the root down to ``node``, given each node's
+    ``parent`` (-1 at the root) and the ``parent_edge`` leading to it."""
+    out = []
+    while parent[node] >= 0:
+        out.append((int(parent[node]), int(parent_edge[node])))
+        node = int(parent[node])
+    return out[::-1]
+
+
 def layout(tree: BettingTree, rows: tuple[int, ...]) -> Layout:
     """Lay out blocks of ``rows[round] * n_actions`` numbers per decision node."""
     if len(rows) != tree.game.num_rounds:
