@@ -5,7 +5,7 @@ blueprint's betting tree (:mod:`agent.translate`: randomized pseudoharmonic
 translation of the opponent's off-tree bets, the Libratus rule), and the blueprint's
 strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
-real time; when it cannot (no time left, a solve without an iteration) the
+real time, safely against the blueprint's values there; when it cannot (no time left, a solve without an iteration) the
 blueprint answers.  Where the real call is cheaper than the tree's (a bet translated
 up), the blueprint's folds shrink in proportion (:func:`cheaper_calls`).  Raises past
 the tree's cap go back to the round's last node facing a raise
@@ -73,7 +73,8 @@ class Pipeline:
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state
         if self.solving is not None and solves_here(state):
-            solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, match.position))
+            me = match.position
+            solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, me), self._alternatives(hand, me))
             if solved is not None:
                 return solved
         return self._blueprint(match, hand)
@@ -111,6 +112,21 @@ class Pipeline:
                     column = step.edge - int(tree.child_start[step.node])
                     reach *= self.blueprint.range_strategy(step.node, board)[:, column]
             return reach
+
+        return at
+
+
+    def _alternatives(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray | None] | None:
+        """The blueprint's alternatives for a first solve (:func:`agent.safety.blueprint_alternatives`),
+        or None when the blueprint cannot give them (a source without the tree navigation
+        of :class:`precompute.blueprint.Blueprint`)."""
+        if not (hasattr(self.blueprint, "child") and hasattr(self.blueprint, "actions")):
+            return None
+        from agent.safety import blueprint_alternatives
+
+        def at(state: State) -> np.ndarray | None:
+            found = self._walk(hand, state, me)
+            return None if found is None else blueprint_alternatives(self.blueprint, found[0], state, hand.reach)
 
         return at
 

@@ -1,7 +1,12 @@
 """Safe re-solving for the agent: Estimated-Maxmargin with gifts (Libratus, ALGORITHMS.md §2).
 
-A hand's first subgame is solved unsafe (the opponent's range as the agent's model
-gives it).  Every later solve of the hand — after an opponent bet the last subgame's
+A hand's first subgame is solved safe against the blueprint (:func:`blueprint_alternatives`):
+each opponent hand's alternative is its best-response value against the blueprint's
+own play from the node the real state translates to.  An unsafe first solve (the
+opponent's range as the blueprint models it, nothing more) was measured to be badly
+exploitable: local best response shoves the turn and the unsafe solve, trusting the
+blueprint's bluff-heavy shoving range, calls too wide (README, "Local best response").
+Every later solve of the hand — after an opponent bet the last subgame's
 tree does not hold (nested solving), or at a new round — puts the opponent's root
 in a Maxmargin gadget (:mod:`solver.gadgets`): each opponent hand gets an
 *alternative* payoff, and the solver maximises the smallest margin by which the new
@@ -26,12 +31,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from agent.translate import skip_chance
-from protocol.rules import Action
+from protocol.rules import Action, State, with_cards
 from solver.gadgets import GadgetHook, make_gadget
-from solver.subgame import Subgame, SubgameSolver
+from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
 GADGET = "estimated-maxmargin"
+#: The first solve's kind: Maxmargin with alternatives from the blueprint.
+FIRST_GADGET = "blueprint-maxmargin"
+#: Blueprint rows a first solve may read to value the blueprint's subtree (decision
+#: nodes of ours times their boards); a bigger subtree is solved unsafe instead.
+MAX_BLUEPRINT_ROWS = 400
 
 
 def compatible_mass(hands: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -43,8 +53,7 @@ def compatible_mass(hands: np.ndarray, reach: np.ndarray) -> np.ndarray:
 
 
 def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], weight: np.ndarray) -> np.ndarray:
-    values = solver.values_at(node, player, board)
-    return np.divide(values, weight, out=np.zeros_like(values), where=weight > 0)
+    return _per_chip(solver.values_at(node, player, board), weight)
 
 
 def estimated_alternatives(
@@ -84,3 +93,72 @@ def safe_hook(subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_p
     weight = compatible_mass(subgame.hands, ranges[me])
     alternatives = subgame.from_hole_pairs(alternatives_hole_pairs) * weight
     return GadgetHook(make_gadget(GADGET, alternatives, weight, ranges[opponent]), opponent)
+
+
+def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:
+    """The opponent's alternative per hand in chips (HOLE_PAIRS order) for a hand's first
+    subgame, rooted at the real state ``real`` that translates to the blueprint's decision
+    ``node`` (ours): the opponent's best-response value there against the blueprint's own
+    play below ``node``, with our real reach ``our_reach`` (HOLE_PAIRS order), scaled
+    from the tree's pot to the real one (the tree's sizes are pot fractions of the real ones).
+
+    ``blueprint``: a :class:`precompute.blueprint.Blueprint`.  None when the subtree
+    cannot be valued (the rebuilt subtree disagrees with the blueprint's, or it needs
+    more than :data:`MAX_BLUEPRINT_ROWS` blueprint rows).
+    """
+    tree = blueprint.tree
+    abstract = tree.states[node]
+    me = int(tree.player[node])
+    known = tuple(real.board[: abstract.game.board_cards_through(abstract.round)])
+    try:
+        sg = build_subgame(with_cards(abstract, ((),) * 2, known), tree.abstraction)
+    except SubgameError:
+        return None
+    strategy = _blueprint_strategy(blueprint, sg, node, me)
+    if strategy is None:
+        return None
+    ranges = np.ones((2, sg.n_hands))
+    ranges[me] = sg.from_hole_pairs(our_reach)
+    if ranges[me].sum() <= 0:
+        return None
+    solver = SubgameSolver(sg, ranges, dtype=np.float64)
+    solver.avg[:] = strategy
+    values = solver.best_response_values(0, 1 - me)
+    chips = _per_chip(values, compatible_mass(sg.hands, ranges[me]))
+    return sg.to_hole_pairs(chips * (real.pot / abstract.pot))
+
+
+def _blueprint_strategy(blueprint, sg: Subgame, node: int, me: int) -> np.ndarray | None:
+    """The blueprint's play below ``node`` in ``sg``'s tabular layout (our rows; the
+    opponent's are uniform, a best response ignores them), or None (see above)."""
+    tree, lay = sg.tree, sg.tabular.layout
+    strategy = np.zeros(lay.size)
+    budget = MAX_BLUEPRINT_ROWS
+    todo = [(skip_chance(tree, 0), node)]
+    while todo:
+        s_node, b_node = todo.pop()
+        actions = tree.actions(s_node)
+        if blueprint.actions(b_node) != actions:
+            return None
+        n_a, r = len(actions), int(tree.round[s_node])
+        base = int(lay.offset[s_node])
+        for b in range(sg.space.n_boards[r]):
+            if int(tree.player[s_node]) == me:
+                budget -= 1
+                if budget < 0:
+                    return None
+                rows = blueprint.range_strategy(b_node, tuple(int(c) for c in sg.space.boards[r][b]))
+                rows = np.stack([sg.from_hole_pairs(rows[:, a]) for a in range(n_a)], axis=1)
+                rows[rows.sum(axis=1) <= 0] = 1.0 / n_a  # hands on this board: never reached
+            else:
+                rows = np.full((sg.n_hands, n_a), 1.0 / n_a)
+            strategy[base + b * sg.n_hands * n_a : base + (b + 1) * sg.n_hands * n_a] = rows.ravel()
+        for i, action in enumerate(actions):
+            child = skip_chance(tree, int(tree.children[tree.child_start[s_node] + i]))
+            if tree.kind[child] == DECISION:
+                todo.append((child, blueprint.child(b_node, action)))
+    return strategy
+
+
+def _per_chip(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    return np.divide(values, weight, out=np.zeros_like(values), where=weight > 0)

@@ -8,9 +8,11 @@ blueprint along the translated path, then each solve's strategy).  The solution 
 then followed while the opponent stays inside the subgame's tree; a new round or an
 opponent bet the tree does not hold (nested solving) gets a new solve rooted at the
 real state.  Our bet sizes in every solve of a hand are scaled by one factor drawn
-at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  The first
-solve of a hand is unsafe; every later one is safe (Estimated-Maxmargin with gifts,
-:mod:`agent.safety`).
+at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  Every solve
+is safe (:mod:`agent.safety`): the first of a hand keeps each opponent hand's value
+below what it gets against the blueprint (Maxmargin, alternatives from the blueprint;
+unsafe only where the blueprint's subtree cannot be valued), every later one below
+what it got against the last solve (Estimated-Maxmargin with gifts).
 
 Each solve runs against a deadline from the time manager and falls back to its
 average strategy so far, or (if it managed no iteration) to the blueprint.
@@ -25,7 +27,7 @@ import numpy as np
 import structlog
 
 from agent.policy import HandContext
-from agent.safety import GADGET, estimated_alternatives, safe_hook
+from agent.safety import FIRST_GADGET, GADGET, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from agent.translate import skip_chance
@@ -46,6 +48,9 @@ SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
 TARGET_PCT = 1.0
 #: ... measured every this many iterations (a measurement costs about two iterations).
 CHECK_EVERY = 50
+#: A safe solve has no exploitability to stop at (the plain subgame's says nothing of
+#: the gadget's margins): it stops after this many iterations, or at its deadline.
+SAFE_ITERATIONS = 300
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
 SIZE_JITTER = 0.08
 
@@ -72,18 +77,21 @@ class SolvingStage:
 
     def strategy(
         self, match, hand: HandContext, clock: TimeManager, opponent_range: Callable[[State], np.ndarray],
+        alternatives: Callable[[State], np.ndarray | None] | None = None,
     ) -> RangeStrategy | None:
         """The strategy at the agent's decision ``match``, or None if no solve produced one
         in time (the caller then plays the blueprint).
 
         ``opponent_range(state)``: the opponent's range (HOLE_PAIRS order) at ``state``
         under the strategies assumed before the hand's first solve.
+        ``alternatives(state)``: the opponent's alternatives in chips (HOLE_PAIRS order)
+        for a first solve rooted at ``state`` (None, or returning None: solve it unsafe).
         """
         state = match.state
         active: ActiveSolve | None = hand.notes.get("solve")
         node = self._follow(active, state) if active is not None else None
         if node is None:
-            active = self._solve(match, hand, clock, active, opponent_range)
+            active = self._solve(match, hand, clock, active, opponent_range, alternatives)
             if active is None:
                 return None
             hand.notes["solve"] = active
@@ -182,7 +190,7 @@ class SolvingStage:
 
     def _solve(
         self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None,
-        opponent_range: Callable[[State], np.ndarray],
+        opponent_range: Callable[[State], np.ndarray], alternatives: Callable[[State], np.ndarray | None] | None,
     ) -> ActiveSolve | None:  # fmt: skip
         state = match.state
         budget = clock.solve_budget()
@@ -196,9 +204,10 @@ class SolvingStage:
         scale = hand.scale
         since = self._actions_since(previous.root_betting, state) if previous is not None else None
         safe = previous is not None and since is not None
+        first: list[np.ndarray | None] = [None]  # the first solve's alternatives, once found
 
         def work(deadline: Deadline, publish: Callable[[SubgameSolver], None]) -> SubgameSolver:
-            # Building the subgame counts against the budget too: it runs here.
+            # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
             subgame = build_subgame(state, self.abstraction, size_scale=scale)
             ranges = np.zeros((2, subgame.n_hands))
             ranges[me] = subgame.from_hole_pairs(our_range)
@@ -210,11 +219,17 @@ class SolvingStage:
             if safe:  # a later solve of the hand: safe, with the last solve's estimates
                 found = estimated_alternatives(previous.solver, since, state.board, me)
                 hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+            elif previous is None and alternatives is not None:
+                first[0] = alternatives(state)
+                if first[0] is not None:
+                    hook = safe_hook(subgame, ranges, me, first[0])
             while not deadline.expired():
                 solver.iterate(1, hook)
                 publish(solver)
                 # The plain subgame's exploitability says nothing of a gadget's margins.
                 if hook is None and solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
+                    break
+                if hook is not None and solver.iterations >= SAFE_ITERATIONS:
                     break
             return solver
 
@@ -222,7 +237,10 @@ class SolvingStage:
         if solver is None or not solver.iterations:
             log.warning("subgame solve produced no iteration in time; playing the blueprint", budget=budget)
             return None
-        kind = "unsafe" if previous is None else (GADGET if safe else "nested-unsafe")
+        if previous is None:
+            kind = FIRST_GADGET if first[0] is not None else "unsafe"
+        else:
+            kind = GADGET if safe else "nested-unsafe"
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind)
 

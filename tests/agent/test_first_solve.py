@@ -1,0 +1,124 @@
+"""The hand's first subgame is solved safe against the blueprint's values (agent.safety)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.pipeline import Pipeline
+from agent.policy import Agent
+from agent.safety import FIRST_GADGET, blueprint_alternatives, compatible_mass
+from agent.solving import SolvingStage, warm_up
+from agent.timing import TimeLimits, TimeManager
+from agent.translate import TranslationMemory, skip_chance, walk
+from protocol.fasteval import HOLE_PAIRS, rank_range
+from protocol.gamedef import load_game
+from protocol.rules import Action, ActionType
+from protocol.wire import parse_matchstate
+from solver.tree import DECISION
+from tests.agent.test_pipeline import StandInBlueprint
+
+GAME = load_game("holdem.nolimit.2p")
+# Seat 0 shoves the river into a limped pot: every action is in the stand-in's tree.
+SHOVE = "MATCHSTATE:1:0:cc/cc/cc/r20000:|AsKd/2c7hKs/9d/3h"
+# The same after an open to 300 the tree lacks: the tree's pot differs from the real one.
+OFF_TREE_SHOVE = "MATCHSTATE:1:0:r300c/cc/cc/r20000:|AsKd/2c7hKs/9d/3h"
+
+
+class NavigableStandIn(StandInBlueprint):
+    """The stand-in with the tree navigation a real blueprint has (what first solves need)."""
+
+    def actions(self, node: int) -> list[Action]:
+        return self.tree.actions(node)
+
+    def child(self, node: int, action: Action) -> int:
+        return skip_chance(self.tree, int(self.tree.children[self.tree.child_start[node] + self.actions(node).index(action)]))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    warm_up()
+
+
+def direct_alternatives(bp: NavigableStandIn, node: int, line: str) -> np.ndarray:
+    """The opponent's value per hand, counted hand against hand: our fold/call from the
+    stand-in at ``node`` (a river all-in), uniform reach, scaled to the real pot."""
+    state = parse_matchstate(line, GAME).state
+    abstract = bp.tree.states[node]
+    me = int(bp.tree.player[node])
+    fold, call = bp.range_strategy(node, state.board).T
+    ranks = rank_range(list(state.board))
+    ours, stake = abstract.spent[me], abstract.spent[1 - me]
+    free = ranks > 0
+    out = np.zeros(len(HOLE_PAIRS))
+    for h in np.flatnonzero(free):
+        mates = free & ~np.isin(HOLE_PAIRS, HOLE_PAIRS[h]).any(axis=1)
+        showdown = np.sign(ranks[h] - ranks[mates]) * stake
+        out[h] = (fold[mates] * ours + call[mates] * showdown).sum() / mates.sum()
+    return out * state.pot / abstract.pot
+
+
+@pytest.mark.parametrize("line", [SHOVE, OFF_TREE_SHOVE])
+def test_alternatives_are_the_opponent_best_response_to_the_blueprint(line):
+    bp = NavigableStandIn()
+    state = parse_matchstate(line, GAME).state
+    node, _ = walk(bp.tree, state, TranslationMemory(), np.random.default_rng(0), 1)
+    assert [a.kind for a in bp.actions(node)] == [ActionType.FOLD, ActionType.CALL]
+    found = blueprint_alternatives(bp, node, state, np.ones(len(HOLE_PAIRS)))
+    expected = direct_alternatives(bp, node, line)
+    assert np.allclose(found, expected, atol=1e-6 * state.pot)
+    assert np.ptp(found) > 0.1 * state.pot  # hands differ: the check compares real values
+
+
+def margins(agent: Agent) -> tuple[np.ndarray, float]:
+    """Per opponent hand (the solve's hands), its alternative minus its best-response
+    value against the solved strategy, in chips; and the pot."""
+    active = agent.hand.notes["solve"]
+    sg, solver = active.subgame, active.solver
+    me = int(sg.root.current_player)
+    bp = agent.strategist.blueprint
+    node, _ = walk(bp.tree, sg.root, TranslationMemory(), np.random.default_rng(0), me)
+    root_reach = sg.to_hole_pairs(solver.ranges[me])  # the hand's reach has moved on since
+    alternatives = sg.from_hole_pairs(blueprint_alternatives(bp, node, sg.root, root_reach))
+    weight = compatible_mass(sg.hands, solver.ranges[me])
+    held = weight > 0
+    best = solver.best_response_values(0, 1 - me)[held] / weight[held]
+    return alternatives[held] - best, sg.pot
+
+
+def make_agent(bp) -> Agent:
+    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    clock.hands = 20
+    return Agent(GAME, Pipeline(bp, SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
+
+
+def test_first_solve_keeps_every_opponent_hand_below_its_blueprint_value():
+    agent = make_agent(NavigableStandIn())
+    decision = agent.decide(parse_matchstate(SHOVE, GAME))
+    assert decision.source == FIRST_GADGET
+    found, pot = margins(agent)
+    assert found.min() >= -0.005 * pot
+
+
+def test_an_unsafe_first_solve_breaks_the_same_bound():
+    # The check above can fail: the stand-in without navigation gives no alternatives,
+    # so the solve is unsafe, and some opponent hand gains on the blueprint by a lot.
+    agent = make_agent(StandInBlueprint())
+    decision = agent.decide(parse_matchstate(SHOVE, GAME))
+    assert decision.source == "unsafe"
+    agent.strategist.blueprint = NavigableStandIn()  # only to value the margins
+    found, pot = margins(agent)
+    assert found.min() < -0.02 * pot
+
+
+def test_first_solve_falls_back_to_unsafe_when_the_subtree_disagrees():
+    class Mismatched(NavigableStandIn):
+        def actions(self, node: int) -> list[Action]:
+            return super().actions(node)[::-1]  # not the tree the subgame rebuilds
+
+    bp = Mismatched()
+    state = parse_matchstate(SHOVE, GAME).state
+    node, _ = walk(bp.tree, state, TranslationMemory(), np.random.default_rng(0), 1)
+    assert bp.tree.kind[node] == DECISION
+    assert blueprint_alternatives(bp, node, state, np.ones(len(HOLE_PAIRS))) is None
+    assert make_agent(bp).decide(parse_matchstate(SHOVE, GAME)).source == "unsafe"
