@@ -121,7 +121,7 @@ def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndar
     ranges[me] = sg.from_hole_pairs(our_reach)
     if ranges[me].sum() <= 0:
         return None
-    solver = SubgameSolver(sg, ranges, dtype=np.float64)
+    solver = SubgameSolver(sg, ranges)  # the solver's usual dtype: kernels compiled once, at warm-up
     solver.avg[:] = strategy
     values = solver.best_response_values(0, 1 - me)
     chips = _per_chip(values, compatible_mass(sg.hands, ranges[me]))

@@ -259,3 +259,4 @@ def warm_up(abstraction: ActionAbstraction | None = None) -> None:
     solver.exploitability()
     alternatives = sg.to_hole_pairs(estimated_alternatives(solver, [], state.board, 0))
     solver.iterate(1, safe_hook(sg, solver.ranges, 0, alternatives))
+    solver.best_response_values(0, 1)  # what a first solve's blueprint values run
