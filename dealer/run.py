@@ -3,7 +3,8 @@
 Starts the dealer (``dealer serve``) and every seat as processes over loopback,
 shows progress, keeps all logs in one folder, and prints each seat's result.  A
 seat is a baseline bot kind, ``agent`` (our competition agent, started as the
-command ``agent connect HOST PORT``: the dealer never imports it), or any command;
+command ``agent connect HOST PORT``: the dealer never imports it), ``agent-blueprint``
+(the same agent playing its blueprint only, never solving), or any command;
 a command gets HOST and PORT appended, so the reference example player or another
 team's bot plug in as is.
 """
@@ -38,7 +39,9 @@ EPILOG = """examples:
   dealer run --resume matches/20261121-120000  # finish a run stopped with Ctrl-C
 
 A seat is a bot kind (random, call, raise, allin, fold), agent (our agent; heads-up
-no-limit games) or a command that gets HOST and PORT appended.  --hands defaults to
+no-limit games), agent-blueprint (our agent without subgame solving: dealer run agent
+agent-blueprint --duplicate measures what solving adds) or a command that gets HOST and
+PORT appended.  --hands defaults to
 200 when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default matches/<time>): MATCH.log per
 match in the reference format, decision logs in decisions/, each seat's output in
 MATCH.<seat>.out; the run's settings in run.json, which --resume reads."""
@@ -47,6 +50,8 @@ DEFAULT_SEATS = ("random", "call", "raise")
 #: The default lineup of heads-up no-limit games: our agent against a baseline.
 DEFAULT_AGENT_SEATS = ("agent", "call")
 AGENT = "agent"
+#: Our agent's seat kinds and the options each adds to ``agent connect``.
+AGENTS: dict[str, tuple[str, ...]] = {AGENT: (), "agent-blueprint": ("--blueprint-only",)}
 DEFAULT_HANDS, DEFAULT_AGENT_HANDS = 1000, 200
 MAX_SEAT_OUTPUT_LINES = 5
 #: The run's settings, saved in its folder for ``--resume``.
@@ -71,7 +76,7 @@ class Seat:
 
     @property
     def is_agent(self) -> bool:
-        return self.spec == AGENT
+        return self.spec in AGENTS
 
 
 class RunFailed(Exception):
@@ -111,7 +116,7 @@ def seat_names(specs: list[str], given: str | None) -> list[str]:
         if len(names) != len(specs) or len(set(names)) != len(names) or not all(names):
             raise RunFailed(f"--names needs {len(specs)} different names")
     else:
-        names = [spec if spec in POLICIES or spec == AGENT else Path(shlex.split(spec)[0]).name for spec in specs]
+        names = [spec if spec in POLICIES or spec in AGENTS else Path(shlex.split(spec)[0]).name for spec in specs]
     bad = [n for n in names if any(ch in n for ch in NAME_FORBIDDEN + " \t/\\") or not n.isprintable()]
     if bad:
         raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
@@ -147,7 +152,7 @@ def _seat_command(
     if seat.is_agent:
         t_response, t_per_hand = limits
         return [
-            sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged,
+            sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged, *AGENTS[seat.spec],
             "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000),
         ]  # fmt: skip
     return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
@@ -273,7 +278,7 @@ def _check_settings(settings: dict) -> list[str]:
     specs = settings["seats"]
     if len(specs) != game.num_players:
         raise RunFailed(f"{game.num_players} seats needed for {settings['game']}, got {len(specs)}")
-    if AGENT in specs and not _heads_up_nolimit(game):
+    if any(spec in AGENTS for spec in specs) and not _heads_up_nolimit(game):
         raise RunFailed(f"the agent plays heads-up no-limit games only, not {settings['game']}")
     if settings["hands"] < 1:
         raise RunFailed("--hands must be at least 1")
@@ -299,7 +304,7 @@ def _new_settings(args: argparse.Namespace) -> dict:
         **{key: getattr(args, key) for key in RUN_DEFAULTS},
         "seats": seats,
         "seed": args.seed if args.seed is not None else int(time.time()) % 1_000_000,
-        "hands": args.hands if args.hands is not None else (DEFAULT_AGENT_HANDS if AGENT in seats else DEFAULT_HANDS),
+        "hands": args.hands if args.hands is not None else (DEFAULT_AGENT_HANDS if set(seats) & AGENTS.keys() else DEFAULT_HANDS),
     }
 
 

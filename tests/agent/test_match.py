@@ -69,3 +69,24 @@ def test_agent_connect_reports_a_lost_connection(tmp_path):
     assert result.returncode == 1
     assert "agent: the connection to the dealer was lost during hand 1" in result.stderr
     assert "bad line from dealer skipped" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_dealer_run_seats_the_blueprint_only_agent_with_its_decision_log(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "run", "agent-blueprint", "raise", "--hands", "6", "--seed", "2",
+         "--out", str(tmp_path), "--quiet"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = (tmp_path / "match.agent-blueprint.out").read_text()
+    assert "match over after 6 hands" in said
+    sources = said.split("per decision; ")[1]
+    assert "blueprint" in sources and "maxmargin" not in sources and "unsafe" not in sources  # it never solved
+    header, decisions = read_decision_log(tmp_path / "decisions" / "match.agent-blueprint.dlog")
+    assert header["strategy"] == CARD_DEPENDENT and len(list(decisions)) >= 6
+    limit = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "run", "agent-blueprint", "call", "--game", "holdem.limit.2p", "--quiet",
+         "--out", str(tmp_path / "limit")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert limit.returncode != 0 and "heads-up no-limit games only" in limit.stderr

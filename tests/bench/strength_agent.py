@@ -68,8 +68,9 @@ def main() -> int:
         print(f"agent vs {opponent} ({time.monotonic() - started:.0f} s): {line(report, 'agent')}", flush=True)
     if not args.no_self:
         started = time.monotonic()
-        blueprint_only = f"{sys.executable} -m agent.cli connect --blueprint-only --seed 99"
-        report = run(["agent", blueprint_only], "agent,blueprint-only", args.hands, args.seed, args.out / "self", args.t_per_hand)
+        # Both seats log their full range, so AIVAT corrects at every decision of the hand.
+        seats, names = ["agent", "agent-blueprint"], "agent,blueprint-only"
+        report = run(seats, names, args.hands, args.seed, args.out / "self", args.t_per_hand)
         print(f"agent vs its blueprint-only mode ({time.monotonic() - started:.0f} s): {line(report, 'agent')}", flush=True)
     print(f"load after: {os.getloadavg()}")
     return 0
