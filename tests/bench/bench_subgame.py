@@ -1,6 +1,6 @@
 """Subgame solving speed on heads-up no-limit hold'em public states (issue 11, item 8).
 
-    .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64]
+    .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64] [--turn-agent 600]
 
 The state: a custom two-player no-limit hold'em GameDef with stacks of 450 and blinds
 50/50, played check/call to the river (or the turn) through ``protocol.rules``, so
@@ -19,6 +19,10 @@ and cached by a warm-up solve first):
    0.5% of the pot, 2 threads.
 3. agent-sized river solves (bets 50/100% + all-in, raise 100% + all-in) to 1% of the
    pot over random boards and random non-uniform ranges: median and p99.
+4. with ``--turn-agent SECONDS``: turn + river solves of the sizes an agent would use
+   from the turn (``0.5,1,2;allin;cap=2`` and ``1;allin;cap=1`` on both rounds), board
+   Qs Jh 2h 8d, uniform ranges, to 1% of the pot, 2 threads, at most SECONDS each:
+   seconds per iteration (without the checks) and to the target.
 
 The C++ range-solver figures (1.03 s and 4.58 s) are the issue's, measured on this
 machine class unloaded; they are not rerun here.  The "before" figures are this
@@ -66,6 +70,7 @@ CPP_RIVER, CPP_TURN = 1.03, 4.58
 BEFORE_RIVER, BEFORE_TURN = (0.623, 0.590), (40.4, 48.4)
 BEFORE_AGENT_MEDIAN, BEFORE_AGENT_P99 = 0.099, 0.123
 TARGET_RIVER, TARGET_TURN = 0.5, 2.3
+TURN_AGENT = ("0.5,1,2;allin;cap=2", "1;allin;cap=1")
 
 
 def checked_to(game: GameDef, round_: int, board: tuple[int, ...]) -> State:
@@ -104,12 +109,45 @@ def report(
         )
 
 
+def turn_agent(board: tuple[int, ...], spec: str, limit: float, dtype: type) -> None:
+    """Case 4: one agent-sized turn solve to 1%, iterations and checks timed apart."""
+    start = time.perf_counter()
+    sg = build_subgame(checked_to(GAME, 2, board), parse_abstraction(spec))
+    build = time.perf_counter() - start
+    solver = SubgameSolver(sg, np.ones((2, sg.n_hands)), threads=2, dtype=dtype)
+    iter_wall = iter_cpu = check_wall = check_cpu = 0.0
+    exploitability = float("inf")
+    while exploitability > 1.0 and iter_wall + check_wall < limit:
+        wall, cpu = time.perf_counter(), time.process_time()
+        solver.iterate(10)
+        iter_wall += time.perf_counter() - wall
+        iter_cpu += time.process_time() - cpu
+        wall, cpu = time.perf_counter(), time.process_time()
+        exploitability = solver.exploitability()
+        check_wall += time.perf_counter() - wall
+        check_cpu += time.process_time() - cpu
+    t = solver.iterations
+    nodes, infosets = sg.size()
+    print(
+        f"turn agent-size '{spec}', 2 threads, to 1%: {iter_wall + check_wall:.1f} s wall, {iter_cpu + check_cpu:.1f} s CPU, "
+        f"{t} iterations, exploitability {exploitability:.3f}% of the pot"
+        f"{'' if exploitability <= 1.0 else f' (stopped at the {limit:g} s limit)'} | "
+        f"per iteration {iter_wall / t:.3f} s wall / {iter_cpu / t:.3f} s CPU, per check {check_wall / (t // 10):.3f} s wall / "
+        f"{check_cpu / (t // 10):.3f} s CPU | tree {nodes:,} nodes, {infosets:,} infoset rows, "
+        f"{solver.memory_bytes() / 1e6:.1f} MB | build {build:.3f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-turn", action="store_true", help="skip the turn + river case")
     parser.add_argument("--boards", type=int, default=50, help="random boards for the agent-sized case (default 50)")
     parser.add_argument(
         "--dtype", choices=("float32", "float64"), default="float32", help="regret and average storage (default float32)"
+    )
+    parser.add_argument(
+        "--turn-agent", type=float, default=0.0, metavar="SECONDS",
+        help="also run the agent-sized turn solves, at most SECONDS each (e.g. --turn-agent 600; default: skip)",
     )
     args = parser.parse_args()
     dtype = np.dtype(args.dtype).type
@@ -135,6 +173,12 @@ def main() -> None:
         SubgameSolver(turn, ones, threads=2, dtype=dtype).iterate(1)  # compile the parallel kernel
         wall, cpu, result, _ = timed_solve(turn, ones, 0.5, 2, dtype=dtype)
         report("turn+river DCFR, 2 threads, to 0.5%", turn, build, wall, cpu, result, CPP_TURN, TARGET_TURN, BEFORE_TURN)
+
+    if args.turn_agent > 0:
+        small = build_subgame(checked_to(GAME, 2, board), parse_abstraction(TURN_AGENT[-1]))
+        SubgameSolver(small, np.ones((2, small.n_hands)), threads=2, dtype=dtype).iterate(1)  # compile / load
+        for spec in TURN_AGENT:
+            turn_agent(board, spec, args.turn_agent, dtype)
 
     rng = np.random.default_rng(11)
     cards = np.array(deck(GAME))

@@ -1,0 +1,150 @@
+"""Where the turn + river subgame solve spends its time (issue 11, item 8).
+
+    nice -n 10 .venv/bin/python tests/bench/profile_subgame.py [--reps 8]
+
+The subgame is case 2 of ``bench_subgame.py`` (board Qs Jh 2h 8d, bets 50/100% +
+all-in, raise 100% + all-in, 1,128 hands in both ranges).  Numba kernels cannot be
+profiled by Python's profilers, so the script measures, on one thread:
+
+1. one traversal of each mode (DCFR update, best response, evaluation): the least CPU
+   time over ``--reps`` runs per player (the least is the one the other jobs on a shared
+   machine disturbed least);
+2. what one traversal does, counted on the tree: decision visits (node, board),
+   (hand, action) entries, showdown calls (one per decision with a showdown child:
+   two sweeps over the hands in rank order) and compatible-weight calls (one per
+   decision with a terminal child);
+3. each of those kernels alone, called in a compiled loop on this subgame's arrays;
+
+and prints the estimated split of an update traversal: terminals (calls times cost),
+regret matching (entries times cost), and the rest of the decision-node passes
+(child reaches, values, regret and average updates, recursion, allocation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+
+import numpy as np
+from bench_subgame import COARSE, GAME, checked_to
+from numba import njit
+
+from protocol.cards import parse_cards
+from solver.range_terminals import compatible_weight, ranked_weights
+from solver.ranges import BEST_RESPONSE, EVALUATE, UPDATE, regret_match
+from solver.subgame import Subgame, SubgameSolver, build_subgame
+from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
+
+
+@njit
+def _loop_ranked(reps, x, order, pairs, ends, slots, mask, out_w, out_s):
+    """``reps`` showdown calls (the arguments of ``ranked_weights``), compiled."""
+    for _ in range(reps):
+        ranked_weights(x, x, order, pairs, ends, slots, mask, out_w, out_s)
+
+
+@njit
+def _loop_compatible(reps, x, pairs, slots, mask, out):
+    """``reps`` compatible-weight calls, compiled."""
+    for _ in range(reps):
+        compatible_weight(x, pairs, slots, mask, out)
+
+
+@njit
+def _loop_regret_match(reps, regret, out):
+    """``reps`` regret-matching calls on ``out``'s (hands, actions) rows, compiled."""
+    for _ in range(reps):
+        regret_match(regret, 0, out.shape[0], out.shape[1], out)
+
+
+def least_cpu(run: Callable[[], object], reps: int) -> float:
+    """The least CPU seconds of ``reps`` calls of ``run()``."""
+    best = float("inf")
+    for _ in range(reps):
+        cpu = time.process_time()
+        run()
+        best = min(best, time.process_time() - cpu)
+    return best
+
+
+def counts(sg: Subgame) -> dict[str, int]:
+    """Decision visits, entries, showdown and compatible-weight calls of one traversal."""
+    tree, n_boards = sg.tree, sg.space.n_boards
+    out = {"visits": 0, "entries": 0, "showdown calls": 0, "compatible calls": 0}
+    stack = [(0, 1)]
+    while stack:
+        node, times = stack.pop()
+        first, n_a = int(tree.child_start[node]), int(tree.child_count[node])
+        children = [int(c) for c in tree.children[first : first + n_a]]
+        if tree.kind[node] == CHANCE:
+            deals = n_boards[tree.round[node]] // n_boards[tree.deal_from[node]]
+            stack.append((children[0], times * deals))
+            continue
+        if tree.kind[node] != DECISION:
+            continue
+        out["visits"] += times
+        out["entries"] += times * n_a * sg.n_hands
+        kinds = {int(tree.kind[c]) for c in children}
+        out["compatible calls"] += times * bool(kinds & {FOLD_END, SHOWDOWN})
+        out["showdown calls"] += times * (SHOWDOWN in kinds)
+        stack.extend((c, times) for c in children)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=8, help="runs per measurement; the least CPU time is kept (default 8)")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}")
+    sg = build_subgame(checked_to(GAME, 2, parse_cards("QsJh2h8d")), COARSE)
+    solver = SubgameSolver(sg, np.ones((2, sg.n_hands)), threads=1)
+    solver.iterate(3)  # compile, and regrets that are not all zero
+    c = counts(sg)
+    print("one traversal: " + ", ".join(f"{v:,} {k}" for k, v in c.items()))
+    per_mode = {}
+    for mode, name in ((UPDATE, "update"), (BEST_RESPONSE, "best response"), (EVALUATE, "evaluation")):
+        per_mode[name] = min(
+            least_cpu(lambda p=p, mode=mode: solver._values(p, mode, solver.ranges, solver.avg), args.reps) for p in range(2)
+        )
+        per_entry = per_mode[name] / c["entries"] * 1e9
+        print(f"{name} traversal, 1 thread: {per_mode[name] * 1e3:.1f} ms CPU ({per_entry:.1f} ns per entry)")
+
+    cards, n_h, reps = sg.cards, sg.n_hands, 500
+    board = 5
+    mask = cards.compat[cards.compat_start[3] + board * n_h :][:n_h]
+    x = np.random.default_rng(0).random(n_h) * mask
+    out_w, out_s = np.empty(n_h), np.empty(n_h)
+    sweep_args = (
+        x, cards.final_order[board], cards.sorted_cards[board], cards.group_end[board], cards.card_slots, mask, out_w, out_s,
+    )
+    regret = np.random.default_rng(1).standard_normal(3 * n_h).astype(np.float32)
+    sigma = np.empty((n_h, 3))
+    kernels = {
+        "showdown (two sweeps)": lambda: _loop_ranked(reps, *sweep_args),
+        "compatible weight": lambda: _loop_compatible(reps, x, cards.hand_cards, cards.card_slots, mask, out_w),
+        "regret matching, 3 actions": lambda: _loop_regret_match(reps, regret, sigma),
+    }
+    cost = {}
+    for name, run in kernels.items():
+        run()
+        cost[name] = least_cpu(run, args.reps) / reps
+        print(f"{name} on {n_h:,} hands: {cost[name] * 1e6:.2f} us CPU per call")
+    showdowns = c["showdown calls"] * cost["showdown (two sweeps)"]
+    folds = c["compatible calls"] * cost["compatible weight"]
+    matching = c["entries"] / (3 * n_h) * cost["regret matching, 3 actions"]
+    update = per_mode["update"]
+    rest = update - showdowns - folds - matching
+    print(
+        f"update traversal {update * 1e3:.1f} ms: showdowns {showdowns * 1e3:.1f} ms ({showdowns / update:.0%}), "
+        f"compatible weights {folds * 1e3:.1f} ms ({folds / update:.0%}), regret matching {matching * 1e3:.1f} ms "
+        f"({matching / update:.0%}), the rest of the decision passes {rest * 1e3:.1f} ms ({rest / update:.0%})"
+    )
+    checks = 2 * per_mode["best response"] / (20 * update + 2 * per_mode["best response"])
+    print(f"exploitability checks every 10 iterations (two best responses): {checks:.0%} of a solve")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
