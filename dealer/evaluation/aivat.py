@@ -210,7 +210,9 @@ class MatchAivat:
     ``raw``: ``float64[H, S]`` chips won per hand; ``corrections``: ``float64[H, 4, S]``
     by kind (:data:`KINDS`); ``aivat = raw + corrections.sum(axis=1)``.
     ``decisions``: decisions corrected per seat; ``strategies``: the seats whose whole
-    strategy was used (imaginary observations), with the baseline's name if it is one.
+    strategy was used (imaginary observations), with the baseline's name if it is one;
+    ``raw_hands``: per seat, hands whose corrections :func:`dealer.evaluation.guard.guarded`
+    set to 0 (their AIVAT value is the raw chips).
     """
 
     seats: tuple[str, ...]
@@ -218,6 +220,7 @@ class MatchAivat:
     corrections: np.ndarray
     decisions: dict[str, int]
     strategies: dict[str, str] = field(default_factory=dict)
+    raw_hands: dict[str, int] = field(default_factory=dict)
 
     @property
     def aivat(self) -> np.ndarray:

@@ -33,6 +33,7 @@ from dealer.evaluation.aivat import (
     evaluate_hands,
     stream_decision_logs,
 )
+from dealer.evaluation.guard import WARMUP, guarded
 from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogReader
 from dealer.evaluation.stats import (
     duplicate_groups,
@@ -49,7 +50,7 @@ from protocol.wire import LoggedHand
 if TYPE_CHECKING:
     from precompute.progress import Progress
 
-EPILOG = """examples:
+EPILOG = f"""examples:
   dealer report matches/RUN/*.log                  # decision logs from matches/RUN/decisions
   dealer report m.log --decisions dlogs/ --json out/m.json --plot m.png
   dealer report m.log --decisions m.Alice.dlog     # one decision log
@@ -61,8 +62,11 @@ decision log; when every seat's log names the baseline policy it plays (dealer b
 does), it also averages over the hands each could have held.  In a two-player
 match, a seat whose log carries its whole range at every decision (the agent's
 does) is averaged over every hand it could have held, weighted by its own reach
-(--no-full-range: correct only the hands held).  p(win) is a
-one-tailed t test that the seat's mean is above 0."""
+(--no-full-range: correct only the hands held).  After a log's first {WARMUP} hands, a
+seat whose AIVAT values had a larger spread than its raw chips over the log's
+earlier hands gets its raw chips for the next hand (a choice made from the past
+only, so still unbiased; --no-guard turns it off).  p(win) is a one-tailed t
+test that the seat's mean is above 0."""
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
@@ -91,6 +95,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="do not average over a seat's logged range (compare with the estimator that corrects only the hands held)",
     )  # fmt: skip
     parser.add_argument(
+        "--no-guard", dest="guard", action="store_false",
+        help="keep every hand's AIVAT value, even for a seat whose corrections added spread on the log's earlier hands",
+    )  # fmt: skip
+    parser.add_argument(
         "--game", metavar="GAME",
         help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
     )  # fmt: skip
@@ -107,7 +115,7 @@ def run_report(args: argparse.Namespace) -> int:
         game = load_game(args.game) if args.game else None
         report_match(
             args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
-            full_range=args.full_range,
+            full_range=args.full_range, guard=args.guard,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
@@ -143,6 +151,7 @@ def report_match(
     game: GameDef | None = None,
     progress: bool = False,
     full_range: bool = True,
+    guard: bool = True,
 ) -> dict[str, Any]:
     """Evaluate match logs, print the report to ``out``, and return it as a dict.
 
@@ -159,6 +168,8 @@ def report_match(
         progress: show a progress bar on a terminal once the report takes a few seconds.
         full_range: average over the whole range of a seat whose decisions carry it
             (two-player matches; see :mod:`dealer.evaluation.rangeaivat`).
+        guard: per seat, give a hand its raw chips when AIVAT's values had the larger
+            spread on the log's earlier hands (:mod:`dealer.evaluation.guard`).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
@@ -175,6 +186,7 @@ def report_match(
     try:
         for reader in readers:
             result, note = _evaluate_log(reader, index, bar, full_range)
+            result = guarded(result) if guard else result
             logs.append(reader.summary())
             results.append(result)
             notes += [note] if note else []
@@ -297,6 +309,7 @@ def _build(
             r["strategy_used"] = next(
                 (results[i].strategies[seat] for i in lineup.members if seat in results[i].strategies), None
             )
+            r["aivat_raw_hands"] = sum(results[i].raw_hands.get(seat, 0) for i in lineup.members)
             r["aivat_corrections_total"] = {kind: float(corrections[k, s]) for k, kind in enumerate(KINDS)}
             seats[seat] = r
         duplicate = values.get("duplicate")
@@ -400,6 +413,14 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
             print(
                 "  AIVAT imaginary observations over the private cards of "
                 + ", ".join(f"{s} ({p if p == LOGGED_RANGE else f'declares {p}'})" for s, p in whole.items()),
+                file=out,
+            )
+        guarded_seats = {seat: r["aivat_raw_hands"] for seat, r in lineup["results"].items() if r["aivat_raw_hands"]}
+        if guarded_seats:
+            print(
+                "  AIVAT guard: raw chips kept for "
+                + ", ".join(f"{s} on {n:,} hands" for s, n in guarded_seats.items())
+                + " (AIVAT had the larger spread on the log's earlier hands; --no-guard keeps AIVAT)",
                 file=out,
             )
         # Two players' results mirror each other: one figure says it all.

@@ -126,17 +126,20 @@ def agent_matches(folders: list[Path]) -> None:
     cpu = time.process_time()
     preflop_table()
     print(f"pre-flop margin table loaded in {time.process_time() - cpu:.2f} s CPU (once per process)")
+    cpu = time.process_time()
+    report_match(sorted(folders[0].glob("*.log")), folders[0] / "decisions", out=io.StringIO())
+    print(f"untimed warm-up report of {folders[0].name}: {time.process_time() - cpu:.1f} s CPU")
+    configs = (("full range", True, True), ("--no-guard", True, False), ("held hand only", False, True))
     for folder in folders:
         logs = sorted(folder.glob("*.log"))
-        for full in (True, False):
+        for label, full, guard in configs:
             started, cpu = time.perf_counter(), time.process_time()
-            report = report_match(logs, folder / "decisions", out=io.StringIO(), full_range=full)
+            report = report_match(logs, folder / "decisions", out=io.StringIO(), full_range=full, guard=guard)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             hands = sum(m["hands"] for m in report["logs"])
             lineup = report["lineups"][0]
             seat = next(s for s in lineup["seats"] if lineup["results"][s]["decisions_corrected"])
             r = lineup["results"][seat]
-            label = "full range" if full else "held hand only"
             cells = ", ".join(
                 f"{name} {r[name]['mbb_per_hand']:.0f} [{r[name]['mbb_ci_low']:.0f}, {r[name]['mbb_ci_high']:.0f}]"
                 f" p(win) {r[name]['p_value']:.3f}"
@@ -144,7 +147,8 @@ def agent_matches(folders: list[Path]) -> None:
             )
             print(
                 f"{folder.name:<8} {label:<15} {hands:>6,} hands  {seat}: {cells}; std cut "
-                f"{100 * r['std_reduction']['aivat']:.1f}%  {1000 * seconds / hands:.2f} ms/hand wall, "
+                f"{100 * r['std_reduction']['aivat']:.1f}% (raw chips on {r['aivat_raw_hands']:,} hands)  "
+                f"{1000 * seconds / hands:.2f} ms/hand wall, "
                 f"{1000 * cpu / hands:.2f} CPU  (strategy used: {r['strategy_used']})"
             )
     print(f"load average after: {os.getloadavg()}  (the machine is shared: other jobs slow every figure)")
