@@ -54,6 +54,8 @@ UNSAFE, RESOLVE, MAXMARGIN, MIXED = 0, 1, 2, 3
 #: margin's shadow price): the largest of 1, 0.1, 0.01 that raised no opponent CBV
 #: above the blueprint's on the tests' poor Leduc blueprint (0.1 raised some by 64
 #: chips there; on Table 1's small2, 1.0 cost 20 mbb/hand of safety, 0.1 and 0.01 none).
+#: A compile-time constant of the kernels: after changing it, delete the numba caches in
+#: solver/__pycache__ (solver.safe's cached kernel inlines it and would not notice).
 UNSAFE_WEIGHT = 0.01
 #: Gadget names → (kernel kind, alternative: "none", "cbv", "estimate", plus "+gifts").
 GADGETS: dict[str, tuple[int, str]] = {
