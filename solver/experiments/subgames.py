@@ -26,7 +26,7 @@ from solver.blueprint_values import BlueprintValues, subgames_below
 from solver.experiments import ExperimentGame
 from solver.experiments.blueprint import best_completion, bucketed_cfr
 from solver.experiments.buckets import strength_buckets
-from solver.gadgets import GADGETS, OURS
+from solver.gadgets import GADGETS, OURS, Gadget
 from solver.ranges import TabularGame, normalized, tabular_game
 from solver.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION
@@ -83,10 +83,15 @@ def subgame_roots(tg: TabularGame, round_: int) -> list[int]:
 
 def combined_strategy(
     bv: BlueprintValues, roots: Sequence[int], round_: int, method: str, iterations: int,
-    *, gift_form: str = "lower-bound",
+    *, gift_form: str = "lower-bound", gadget_for: Callable[[int, int, int], Gadget] | None = None,
 ) -> Combined:
     """Blueprint outside, ``method``'s re-solved strategy (a gadget name or
-    :data:`NO_SPLIT`) in every subgame."""
+    :data:`NO_SPLIT`) in every subgame.
+
+    ``gadget_for(root, board, player)``, if given, builds each re-solve's gadget
+    instead of ``method`` (which then only says whether one solve serves both players,
+    as for ``unsafe``): the diagnostics try other ranges and alternatives with it.
+    """
     tg = bv.game
     n_boards = tg.space.n_boards[round_]
     gadget_name = "reach-maxmargin" if method == NO_SPLIT else method
@@ -99,7 +104,10 @@ def combined_strategy(
         mine = []
         for root in roots:
             for board in range(n_boards):
-                gadget = build_gadget(bv, root, board, player, gadget_name, gift_form=gift_form, split=split)
+                if gadget_for is None:
+                    gadget = build_gadget(bv, root, board, player, gadget_name, gift_form=gift_form, split=split)
+                else:
+                    gadget = gadget_for(root, board, player)
                 solution = solve_subgame(bv, root, board, player, gadget, regret, avg, iterations=iterations)
                 if solution is not None:
                     mine.append(solution)
