@@ -2,6 +2,8 @@
 
     .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --parts pinned,ranges
     .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --parts sweep --iterations 150,600,2000
+    .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --buckets none,12 --parts floor,pinned \
+        --methods unsafe,maxmargin,maxmargin-unsafe
 
 Parts, for one game of ``solver experiment subgames``:
 
@@ -16,6 +18,7 @@ Parts, for one game of ``solver experiment subgames``:
   re-solve every subgame ``unsafe`` with that range, and ``maxmargin-unsafe`` with the
   opponent's best-response path against the blueprint (hands whose exact gifts on
   the way are 0) in place of its blueprint range.
+* ``floor``: the floor row of Table 1 (with ``--buckets``: for another blueprint).
 * ``sweep``: Maxmargin and Resolve at each iteration count, Reach-Maxmargin with the
   ``exact`` gift form, and the spread of Maxmargin's smallest margin over re-solves.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,7 +38,7 @@ from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
 from solver.blueprint_values import BlueprintValues
 from solver.experiments import TABLE1, TABLE1_QUICK
-from solver.experiments.blueprint import bucketed_cfr, player_rows
+from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
 from solver.experiments.subgames import combined_strategy, subgame_roots
 from solver.gadgets import make_gadget
@@ -154,17 +158,28 @@ def sweep(bv: BlueprintValues, roots: list[int], round_: int, counts: list[int],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="small2", help="a game of solver experiment subgames (or quick2)")
-    parser.add_argument("--parts", default="pinned,ranges,sweep", help="comma-separated: pinned, ranges, sweep")
+    parser.add_argument("--parts", default="pinned,ranges,sweep", help="comma-separated: floor, pinned, ranges, sweep")
     parser.add_argument("--iterations", default="150,600,2000", help="sweep: comma-separated re-solve iteration counts")
+    parser.add_argument("--buckets", default=None,
+                        help="the blueprint's buckets per round instead of the game's, e.g. 'none,12'")
+    parser.add_argument("--methods", default="", help="also run these Table 1 methods (comma-separated)")
     args = parser.parse_args()
     spec = next(s for s in (*TABLE1, *TABLE1_QUICK) if s.key == args.game)
+    if args.buckets:
+        spec = replace(spec, buckets=tuple(None if b == "none" else int(b) for b in args.buckets.split(",")))
     parts = {p.strip() for p in args.parts.split(",")}
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     started = time.process_time()
     tg = tabular_game(spec.game(), parse_abstraction(spec.abstraction))
     bv = BlueprintValues(tg, bucketed_cfr(tg, strength_buckets(tg.space, spec.buckets), spec.blueprint_iterations))
-    print(f"{spec.key}: blueprint {exploitability(tg, bv.strategy).exploitability_mbb:.2f} mbb/hand", flush=True)
+    print(f"{spec.key}: buckets {spec.buckets}, blueprint {exploitability(tg, bv.strategy).exploitability_mbb:.2f} "
+          f"mbb/hand", flush=True)
     roots, round_ = subgame_roots(tg, spec.subgame_round), spec.subgame_round
+    if "floor" in parts:
+        print(f"floor: {best_completion(tg, bv.strategy, round_, spec.blueprint_iterations)[1]:.2f} mbb/hand", flush=True)
+    for method in filter(None, args.methods.split(",")):
+        c = combined_strategy(bv, roots, round_, method, spec.subgame_iterations)
+        print(f"{method}: {exploitability(tg, c.strategy).exploitability_mbb:.2f} mbb/hand", flush=True)
     if "pinned" in parts:
         pinned(bv, roots, round_)
     if "ranges" in parts:
