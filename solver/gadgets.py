@@ -12,7 +12,14 @@ CFR iteration from the opponent's counterfactual values of entering S:
   ``alt``): every payoff under ``h`` is shifted by ``-alt(h)`` and the opponent picks
   the hand to start in by regret matching over the shifted values, each hand's values
   normalized by its weight ``w(h)`` (chance and the re-solver's reach over the
-  histories in ``h``), so the re-solver maximizes the minimum margin in chips.
+  histories in ``h``), so the re-solver maximizes the minimum margin in chips;
+* ``maxmargin-unsafe``, ``reach-maxmargin-unsafe`` (ours, not the paper's): the
+  opponent's reach is Maxmargin's plus :data:`UNSAFE_WEIGHT` times its blueprint range
+  (normalized to total weight 1), so once the minimum margin is as large as it can be
+  the re-solver keeps lowering the opponent's mean value over its blueprint range.
+  Plain Maxmargin stops there: a hand that loses its chips whatever the re-solver
+  does (its CBV is already the value of folding) pins the minimum margin at 0, and
+  every strategy keeping the other margins ≥ 0 is then equally good to it.
 
 Units: ``alt`` and the values passed to :func:`gadget_update` are *counterfactual*
 values (the opponent's expected chips weighted by chance and the re-solver's reach, as
@@ -39,7 +46,17 @@ from numba import njit
 from solver.cfr import DCFR, CFRConfig
 from solver.ranges import discounts
 
-UNSAFE, RESOLVE, MAXMARGIN = 0, 1, 2
+UNSAFE, RESOLVE, MAXMARGIN, MIXED = 0, 1, 2, 3
+#: Weight of the unsafe objective in the ``-unsafe`` gadgets (ours): the re-solver
+#: minimizes (the worst hand's margin shortfall) + UNSAFE_WEIGHT x (the opponent's
+#: mean best-response value over its blueprint range), both in chips.  Small, so the
+#: margins come first (a penalty method: exact only while the weight is below every
+#: margin's shadow price): the largest of 1, 0.1, 0.01 that raised no opponent CBV
+#: above the blueprint's on the tests' poor Leduc blueprint (0.1 raised some by 64
+#: chips there; on Table 1's small2, 1.0 cost 20 mbb/hand of safety, 0.1 and 0.01 none).
+#: A compile-time constant of the kernels: after changing it, delete the numba caches in
+#: solver/__pycache__ (solver.safe's cached kernel inlines it and would not notice).
+UNSAFE_WEIGHT = 0.01
 #: Gadget names → (kernel kind, alternative: "none", "cbv", "estimate", plus "+gifts").
 GADGETS: dict[str, tuple[int, str]] = {
     "unsafe": (UNSAFE, "none"),
@@ -49,7 +66,12 @@ GADGETS: dict[str, tuple[int, str]] = {
     "reach-maxmargin": (MAXMARGIN, "cbv+gifts"),
     # Libratus's own choice: the estimate raised by the gifts.
     "reach-estimated-maxmargin": (MAXMARGIN, "estimate+gifts"),
+    # Ours: Maxmargin's objective plus the unsafe one (see UNSAFE_WEIGHT).
+    "maxmargin-unsafe": (MIXED, "cbv"),
+    "reach-maxmargin-unsafe": (MIXED, "cbv+gifts"),
 }
+#: The gadgets that are ours, not the paper's (Table 1 labels their rows).
+OURS = ("maxmargin-unsafe", "reach-maxmargin-unsafe")
 
 
 class GadgetError(ValueError):
@@ -175,6 +197,25 @@ def gadget_reach(
             else:
                 out[h] = 0.5
         return
+    _start_hand(regrets, weight, out)
+    mass = 0.0
+    for h in range(n_h):
+        if weight[h] > 0:
+            out[h] /= weight[h]
+            mass += blueprint_reach[h] * weight[h]
+    if kind == MIXED and mass > 0:
+        # The unsafe part: the blueprint range scaled to total weight UNSAFE_WEIGHT.
+        for h in range(n_h):
+            if weight[h] > 0:
+                out[h] += UNSAFE_WEIGHT * blueprint_reach[h] / mass
+
+
+@njit(cache=True)
+def _start_hand(regrets: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
+    """Maxmargin's choice of the hand to start in: regret matching over column 0 of
+    ``regrets`` (n_hands, 2), uniform over held hands if no regret is positive.
+    Fills ``out`` (n_hands,) with probabilities (0 where ``weight`` is 0)."""
+    n_h = weight.shape[0]
     total, held = 0.0, 0
     for h in range(n_h):
         if weight[h] > 0:
@@ -184,9 +225,9 @@ def gadget_reach(
         if weight[h] <= 0:
             out[h] = 0.0
         elif total > 0:
-            out[h] = max(regrets[h, 0], 0.0) / total / weight[h]
+            out[h] = max(regrets[h, 0], 0.0) / total
         else:
-            out[h] = 1.0 / held / weight[h]
+            out[h] = 1.0 / held
 
 
 @njit(cache=True)
@@ -213,11 +254,14 @@ def gadget_update(
                 gain = (alternatives[h] if a == 0 else enter_values[h]) - node
                 regrets[h, a] = old * (d_pos if old > 0 else d_neg) + gain
         return
+    # Maxmargin's own hand distribution q (a MIXED gadget's reach also holds the
+    # unsafe part); u(h) = (v - alt) / w is hand h's payoff in chips.
+    q = np.empty(n_h)
+    _start_hand(regrets, weight, q)
     mean = 0.0
     for h in range(n_h):
         if weight[h] > 0:
-            # reach = q(h) / w(h), so q(h) * u(h) = reach * (v - alt).
-            mean += reach[h] * (enter_values[h] - alternatives[h])
+            mean += q[h] * (enter_values[h] - alternatives[h]) / weight[h]
     for h in range(n_h):
         if weight[h] > 0:
             old = regrets[h, 0]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from protocol.gamedef import GameDef, load_game
+from solver.abstraction import ActionAbstraction, parse_abstraction
 from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
 from solver.export import export_policy
 from solver.ranges import tabular_game
@@ -17,6 +19,7 @@ EXPERIMENT_EPILOG = """examples:
   solver experiment subgames --quick
   solver experiment subgames --games small2,large2 --save runs/table1
   solver experiment nested --quick
+  solver experiment nested --real '1/0.25,0.5,1,2,4;allin;cap=2'
 """
 EXPORT_EPILOG = """examples:
   solver export artifacts/solver/leduc.nolimit.2p-dcfr-500.strategy --game leduc.nolimit.2p --out leduc.json
@@ -50,6 +53,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     nested = which.add_parser("nested", help="Table 2: action translation vs nested unsafe and safe subgame solving",
                               epilog=EXPERIMENT_EPILOG, formatter_class=raw)
     nested.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny game, few iterations)")
+    nested.add_argument("--real", default=None,
+                        help="the real game's sizes, an abstraction spec (default '1/0.5,1,2;allin;cap=2'); "
+                             "it must offer the blueprint's sizes, e.g. '1/0.25,0.5,1,2,4;allin;cap=2'")
     nested.set_defaults(handler=run_nested_table)
     export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
                             epilog=EXPORT_EPILOG, formatter_class=raw)
@@ -89,12 +95,26 @@ def run_nested_table(args: argparse.Namespace) -> int:
     from solver.experiments.nested import NESTED, NESTED_QUICK, format_nested, run_nested
 
     spec = NESTED_QUICK if args.quick else NESTED
+    if args.real is not None:
+        real, blueprint = parse_abstraction(args.real), parse_abstraction(spec.blueprint)
+        rounds = range(load_any_game(spec.key).num_rounds)
+        if any(not set(_fractions(blueprint, r)) <= set(_fractions(real, r)) for r in rounds) or (
+            blueprint.all_in and not real.all_in
+        ):
+            raise CommandError(f"--real {args.real!r} must offer every size of the blueprint's {spec.blueprint!r}")
+        spec = replace(spec, real=args.real)
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     started = time.perf_counter()
     mbb, own, smallest = run_nested(spec, log=lambda line: print(line, flush=True))
     print(format_nested(spec, mbb, own, smallest))
     print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
     return 0
+
+
+def _fractions(abstraction: ActionAbstraction, round_: int) -> tuple[float, ...]:
+    """The pot fractions ``abstraction`` bets on ``round_``."""
+    table = abstraction.pot_fractions
+    return table[min(round_, len(table) - 1)]
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -6,8 +6,9 @@ re-solve every public state at the start of ``subgame_round`` without card
 abstraction — once per player, each keeping its own strategy there (``unsafe``
 solves once for both) — and measure the combined strategy (blueprint outside,
 re-solved strategies inside) by exact best response in the real game.  Beside them:
-Reach-Maxmargin without splitting its gifts (:data:`NO_SPLIT`) and the floor no
-re-solve can beat (:func:`solver.experiments.blueprint.best_completion`).
+Reach-Maxmargin without splitting its gifts (:data:`NO_SPLIT`), our ``-unsafe``
+gadgets (:data:`solver.gadgets.OURS`, labelled "ours") and the floor no re-solve can
+beat (:func:`solver.experiments.blueprint.best_completion`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from solver.blueprint_values import BlueprintValues, subgames_below
 from solver.experiments import ExperimentGame
 from solver.experiments.blueprint import best_completion, bucketed_cfr
 from solver.experiments.buckets import strength_buckets
-from solver.gadgets import GADGETS
+from solver.gadgets import GADGETS, OURS, Gadget
 from solver.ranges import TabularGame, normalized, tabular_game
 from solver.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION
@@ -82,10 +83,15 @@ def subgame_roots(tg: TabularGame, round_: int) -> list[int]:
 
 def combined_strategy(
     bv: BlueprintValues, roots: Sequence[int], round_: int, method: str, iterations: int,
-    *, gift_form: str = "lower-bound",
+    *, gift_form: str = "lower-bound", gadget_for: Callable[[int, int, int], Gadget] | None = None,
 ) -> Combined:
     """Blueprint outside, ``method``'s re-solved strategy (a gadget name or
-    :data:`NO_SPLIT`) in every subgame."""
+    :data:`NO_SPLIT`) in every subgame.
+
+    ``gadget_for(root, board, player)``, if given, builds each re-solve's gadget
+    instead of ``method`` (which then only says whether one solve serves both players,
+    as for ``unsafe``): the diagnostics try other ranges and alternatives with it.
+    """
     tg = bv.game
     n_boards = tg.space.n_boards[round_]
     gadget_name = "reach-maxmargin" if method == NO_SPLIT else method
@@ -98,7 +104,10 @@ def combined_strategy(
         mine = []
         for root in roots:
             for board in range(n_boards):
-                gadget = build_gadget(bv, root, board, player, gadget_name, gift_form=gift_form, split=split)
+                if gadget_for is None:
+                    gadget = build_gadget(bv, root, board, player, gadget_name, gift_form=gift_form, split=split)
+                else:
+                    gadget = gadget_for(root, board, player)
                 solution = solve_subgame(bv, root, board, player, gadget, regret, avg, iterations=iterations)
                 if solution is not None:
                     mine.append(solution)
@@ -167,9 +176,11 @@ def format_table(
     lines.append(f"{'blueprint':<{label}}" + "".join(cell(b, s, "blueprint") for b, s in zip(blueprints, specs)))
     for i, method in enumerate(r.method for r in results[0]):
         row = "unsafe" if method == "unsafe" else "safe"
-        lines.append(f"{method:<{label}}" + "".join(cell(res[i].mbb, s, row) for res, s in zip(results, specs)))
+        name = f"{method} (ours)" if method in OURS else method
+        lines.append(f"{name:<{label}}" + "".join(cell(res[i].mbb, s, row) for res, s in zip(results, specs)))
     lines.append(f"{'floor (best after round 1)':<{label}}" + "".join(cell(f, s, "floor") for f, s in zip(floors, specs)))
     lines.append("(published: Brown & Sandholm / Libratus Table 1; their 'safe' row is Libratus's safe method;")
+    lines.append(" (ours): not a method of the paper, see solver.gadgets;")
     lines.append(" floor: the least exploitable strategy that keeps the blueprint's first round, which no re-solve can beat)")
     for spec, base, floor, res in zip(specs, blueprints, floors, results):
         safe = [r for r in res if r.method != "unsafe"]

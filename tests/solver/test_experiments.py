@@ -32,8 +32,11 @@ def test_subgames_quick_prints_a_finite_table(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in (
         "blueprint", "unsafe", "resolve", "maxmargin", "estimated-maxmargin", "reach-maxmargin", "reach-estimated-maxmargin",
-        "reach-maxmargin-nosplit", "floor")}
-    assert len(rows) == 9
+        "reach-maxmargin-nosplit", "maxmargin-unsafe", "reach-maxmargin-unsafe", "floor")}
+    assert len(rows) == 11
+    # Our gadgets' rows say they are not the paper's.
+    assert "(ours)" in rows["maxmargin-unsafe"] and "(ours)" in rows["reach-maxmargin-unsafe"]
+    assert "(ours)" not in rows["maxmargin"]
     for line in rows.values():
         values = _numbers(line)
         assert values and all(math.isfinite(v) and v >= 0 for v in values)
@@ -67,6 +70,14 @@ def test_nested_quick_prints_a_finite_table(capsys: pytest.CaptureFixture[str]) 
         line = next(line for line in out.splitlines() if line.startswith(row + " "))
         assert all(math.isfinite(v) and v >= 0 for v in _numbers(line))
     assert "target 10x" in out
+
+
+def test_nested_real_sizes_must_read_and_hold_the_blueprints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment", "nested", "--quick", "--real", "1/0.5,x;allin"]) == 2
+    assert "pot fractions" in capsys.readouterr().err
+    # The blueprint bets the pot on every round; a real game without it is refused.
+    assert main(["experiment", "nested", "--quick", "--real", "1/0.5,2;allin;cap=2"]) == 2
+    assert "must offer every size of the blueprint's" in capsys.readouterr().err
 
 
 def test_export_round_trips_the_strategy(tmp_path) -> None:
