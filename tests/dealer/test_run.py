@@ -87,9 +87,12 @@ def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path)
     whole = dealer_run(*args, "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stderr
     cut = tmp_path / "cut"
+    # A job started in the background by a non-interactive shell inherits SIGINT ignored
+    # (POSIX), and so would this run: give it the default disposition, as a terminal does.
     proc = subprocess.Popen(
         [sys.executable, "-m", "dealer.cli", "run", *args, "--out", str(cut)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     log = cut / "match.log"
     deadline = time.monotonic() + 120
