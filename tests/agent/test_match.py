@@ -18,13 +18,15 @@ from protocol.wire import parse_action, parse_matchstate
 GAME = load_game("holdem.nolimit.2p")
 
 
+def dealer_run(out, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``dealer run ARGS --out OUT --quiet`` as a user types it."""
+    command = [sys.executable, "-m", "dealer.cli", "run", *args, "--out", str(out), "--quiet"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
 def test_dealer_run_plays_our_agent_by_default(tmp_path):
     # A tight per-hand budget (1 s, so the agent aims at 0.25 s) keeps the test short.
-    result = subprocess.run(
-        [sys.executable, "-m", "dealer.cli", "run", "--hands", "30", "--seed", "4", "--t_per_hand", "1000",
-         "--out", str(tmp_path), "--quiet"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    result = dealer_run(tmp_path, "--hands", "30", "--seed", "4", "--t_per_hand", "1000")
     assert result.returncode == 0, result.stderr
     log = read_match_log(tmp_path / "match.log")
     assert len(log.hands) == 30 and sorted(log.seats) == ["agent", "call"]
@@ -72,11 +74,7 @@ def test_agent_connect_reports_a_lost_connection(tmp_path):
 
 
 def test_dealer_run_seats_the_blueprint_only_agent_with_its_decision_log(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "dealer.cli", "run", "agent-blueprint", "raise", "--hands", "6", "--seed", "2",
-         "--out", str(tmp_path), "--quiet"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    result = dealer_run(tmp_path, "agent-blueprint", "raise", "--hands", "6", "--seed", "2")
     assert result.returncode == 0, result.stderr
     said = (tmp_path / "match.agent-blueprint.out").read_text()
     assert "match over after 6 hands" in said
@@ -84,9 +82,5 @@ def test_dealer_run_seats_the_blueprint_only_agent_with_its_decision_log(tmp_pat
     assert "blueprint" in sources and "maxmargin" not in sources and "unsafe" not in sources  # it never solved
     header, decisions = read_decision_log(tmp_path / "decisions" / "match.agent-blueprint.dlog")
     assert header["strategy"] == CARD_DEPENDENT and len(list(decisions)) >= 6
-    limit = subprocess.run(
-        [sys.executable, "-m", "dealer.cli", "run", "agent-blueprint", "call", "--game", "holdem.limit.2p", "--quiet",
-         "--out", str(tmp_path / "limit")],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    limit = dealer_run(tmp_path / "limit", "agent-blueprint", "call", "--game", "holdem.limit.2p", timeout=60)
     assert limit.returncode != 0 and "heads-up no-limit games only" in limit.stderr

@@ -29,6 +29,7 @@ agent's decision logs (the seat named ``agent``).  Two diagnostics, per folder:
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 from dataclasses import replace
@@ -90,8 +91,7 @@ def walk(folder: Path) -> tuple[list[dict[str, float]], np.ndarray]:
             held = ranged.hand_index[tuple(sorted(final.hole_cards[pos]))]
             margin = _Margins(ranged, opponent)
 
-            def values(state: State) -> np.ndarray:
-                return bases(state, pos, stack, margin)  # noqa: B023 (called inside this hand's loop only)
+            values = functools.partial(bases, pos=pos, stack=stack, margin=margin)
 
             corrections = np.zeros((len(SLOTS), len(BASES), hands))
             step: dict[str, np.ndarray] = {}
