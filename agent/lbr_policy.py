@@ -24,10 +24,10 @@ import numpy as np
 from agent.pipeline import Pipeline
 from agent.policy import Agent, HandContext
 from agent.strategy import RangeStrategy
-from agent.translate import TranslationMemory
 from protocol.decisions import ROW_TOTAL
 from protocol.rules import Action, State, with_cards
 from protocol.wire import MatchState
+from solver.follow import TranslationMemory
 
 
 def fork(hand: HandContext) -> HandContext:

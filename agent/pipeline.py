@@ -1,7 +1,7 @@
 """The agent's strategist: blueprint with action translation, then subgame solving.
 
 Preflop, flop and turn come from the blueprint: the real hand is followed down the
-blueprint's betting tree (:mod:`agent.translate`: randomized pseudoharmonic
+blueprint's betting tree (:mod:`solver.follow`: randomized pseudoharmonic
 translation of the opponent's off-tree bets, the Libratus rule), and the blueprint's
 strategy at that node is read for every private hand.  On the river (on the turn
 once no raise is possible) :class:`agent.solving.SolvingStage` solves subgames in
@@ -9,7 +9,7 @@ real time, safely against the blueprint's values there; when it cannot (no time 
 blueprint answers.  Where the real call is cheaper than the tree's (a bet translated
 up), the blueprint's folds shrink in proportion (:func:`cheaper_calls`).  Raises past
 the tree's cap go back to the round's last node facing a raise
-(:func:`agent.translate.walk`); a hand the tree still cannot follow is checked or
+(:func:`solver.follow.walk`); a hand the tree still cannot follow is checked or
 called where no subgame is solved (source ``off-tree``).  ``--blueprint-only`` never
 solves.
 """
@@ -26,10 +26,10 @@ import structlog
 from agent.policy import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
-from agent.translate import TranslationMemory, real_actions, walk
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, ActionType, State
 from protocol.wire import MatchState
+from solver.follow import TranslationMemory, real_actions, walk
 from solver.tree import DECISION, BettingTree
 
 if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when used
@@ -166,7 +166,7 @@ def load_blueprint(path: Path | None) -> BlueprintSource:
     """The blueprint at ``path`` (None: the one shipped with the package).
 
     Its game may differ from the match's in stacks, blind sizes and blind seating;
-    the agent maps the match onto it by pot fractions and roles (:mod:`agent.translate`).
+    the agent maps the match onto it by pot fractions and roles (:mod:`solver.follow`).
 
     Raises:
         PipelineError: if it cannot be loaded (the message says what to rebuild).

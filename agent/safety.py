@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agent.translate import skip_chance
 from protocol.rules import Action, State, with_cards
+from solver.follow import skip_chance
 from solver.gadgets import GadgetHook, make_gadget
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION

@@ -30,9 +30,9 @@ from agent.policy import HandContext
 from agent.safety import FIRST_GADGET, GADGET, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
-from agent.translate import skip_chance
 from protocol.rules import Action, ActionType, State, initial_state
 from solver.abstraction import ActionAbstraction, parse_abstraction
+from solver.follow import skip_chance
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.translation import pot_fraction, translate
 from solver.tree import DECISION

@@ -50,6 +50,10 @@ def _deal_buckets(
             out[i, p, 3] = strength_bucket(hand_strength(ranks, a, b), n_river)
 
 
+#: How many boards' :meth:`BlueprintCards.range_buckets` answers are kept.
+RANGE_CACHE = 64
+
+
 class BlueprintCards:
     """Buckets per round: maps for rounds 0-2 (read-only arrays, memory maps welcome),
     ``n_river`` hand-strength buckets on the river.
@@ -66,6 +70,7 @@ class BlueprintCards:
         if n_river < 1:
             raise AbstractionError(f"the river needs at least one hand-strength bucket, got {n_river}")
         self.maps = maps
+        self._ranges: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
         self.n_buckets = (*(int(m.max()) + 1 if m.size else 0 for m in maps), int(n_river))
 
     @classmethod
@@ -114,12 +119,26 @@ class BlueprintCards:
         return int(strength_bucket(hand_strength(ranks, int(hole[0]), int(hole[1])), self.n_buckets[3]))
 
     def range_buckets(self, round_: int, board: list[int] | np.ndarray = ()) -> np.ndarray:
-        """Bucket (int64 (1326,)) of every ``HOLE_PAIRS`` hand in ``round_``; -1 where the board blocks it.
+        """Bucket (int64 (1326,), read-only) of every ``HOLE_PAIRS`` hand in ``round_``; -1 where the board blocks it.
+
+        The last :data:`RANGE_CACHE` boards' answers are kept: an agent's decision and
+        AIVAT's blueprint values ask for the same board at many betting nodes (a flop's
+        costs about 25 ms).
 
         Raises:
             AbstractionError: if the board has the wrong number of cards for the round.
         """
-        board = np.asarray([int(c) for c in board][: BOARD_CARDS[round_]], np.int64)
+        key = (round_, tuple(int(c) for c in board)[: BOARD_CARDS[round_]])
+        found = self._ranges.get(key)
+        if found is None:
+            found = self._range_buckets(round_, np.asarray(key[1], np.int64))
+            found.setflags(write=False)
+            if len(self._ranges) >= RANGE_CACHE:
+                del self._ranges[next(iter(self._ranges))]
+            self._ranges[key] = found
+        return found
+
+    def _range_buckets(self, round_: int, board: np.ndarray) -> np.ndarray:
         if len(board) != BOARD_CARDS[round_]:
             raise AbstractionError(f"{ROUND_NAMES[round_]} needs {BOARD_CARDS[round_]} board cards, got {len(board)}")
         free = ~np.isin(HOLE_PAIRS, board).any(axis=1)
@@ -130,4 +149,3 @@ class BlueprintCards:
         hands = np.concatenate([HOLE_PAIRS[free], np.broadcast_to(board, (int(free.sum()), len(board)))], axis=1)
         out[free] = self.maps[round_][self.indexers[round_].index(hands)]
         return out
-

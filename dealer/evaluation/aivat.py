@@ -50,7 +50,7 @@ import numpy as np
 from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.matchlog import MatchLog
-from dealer.evaluation.rangeaivat import RangeAivat, has_ranges
+from dealer.evaluation.rangeaivat import CheckDown, RangeAivat, has_ranges
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, next_board_round
 from protocol.cards import deck
 from protocol.decisions import Decision
@@ -240,11 +240,12 @@ def evaluate_match(
     strategies: Mapping[str, Policy] | None = None,
     max_private_deals: int = 200,
     full_range: bool = True,
+    seat_values: CheckDown | None = None,
 ) -> MatchAivat:
     """AIVAT values of every hand of ``match`` (see :func:`evaluate_hands`)."""
     return evaluate_hands(
         match.name, match.seats, match.hands, decisions, value or CheckDownValue(match.game),
-        strategies=strategies, max_private_deals=max_private_deals, full_range=full_range,
+        strategies=strategies, max_private_deals=max_private_deals, full_range=full_range, seat_values=seat_values,
     )  # fmt: skip
 
 
@@ -258,6 +259,7 @@ def evaluate_hands(
     strategies: Mapping[str, Policy] | None = None,
     max_private_deals: int = 200,
     full_range: bool = True,
+    seat_values: CheckDown | None = None,
 ) -> MatchAivat:
     """AIVAT values of the ``hands`` of match ``match``, one at a time (they may stream from a log).
 
@@ -272,6 +274,8 @@ def evaluate_hands(
         full_range: in a two-player hand where no strategy is known, average over the
             whole range of a seat whose decisions carry it (:mod:`dealer.evaluation.rangeaivat`;
             with :class:`CheckDownValue` only); False corrects only the hands held.
+        seat_values: ṽ of that whole-range estimator (:class:`dealer.evaluation.rangeaivat.CheckDown`
+            by default; :class:`dealer.evaluation.blueprintvalue.BlueprintValue`).
 
     Raises:
         AivatError: if a decision log contradicts the match log, or imaginary
@@ -305,7 +309,7 @@ def evaluate_hands(
         ranged = _ranged_position(hand, logged, known, value) if full_range else None
         if ranged is not None:
             if ranges is None:
-                ranges = RangeAivat(value)  # type: ignore[arg-type]  # _ranged_position checked it
+                ranges = RangeAivat(value, seat_values)  # type: ignore[arg-type]  # _ranged_position checked it
             other = 1 - ranged
             other_sigma = LoggedSigma(logged[other]) if other in logged else None
             by_position, others = ranges.corrections(hand, ranged, logged[ranged], other_sigma)

@@ -42,6 +42,7 @@ from dealer.evaluation.margins import ShowdownMargins
 from dealer.evaluation.values import AivatError, CheckDownValue, next_board_round
 from protocol.decisions import ROW_TOTAL, Decision
 from protocol.errors import ProtocolError
+from protocol.gamedef import GameDef
 from protocol.rules import Action, State, initial_state, raise_to
 from protocol.wire import LoggedHand, format_matchstate, parse_action, view_for
 
@@ -55,12 +56,74 @@ def has_ranges(decisions: Sequence[Decision]) -> bool:
     return bool(decisions) and all(d.range is not None and d.uniform_raise is None for d in decisions)
 
 
-class RangeAivat:
-    """AIVAT of heads-up hands over the whole range of one seat (see the module doc)."""
+class SeatValues:
+    """ṽ of one seat for every private hand it could hold, in one hand: the opponent's
+    cards are known (the dealer's log shows them) and the board so far is the state's.
 
-    def __init__(self, value: CheckDownValue) -> None:
+    This base is the check-down value (the module doc); a subclass may value the nodes
+    the seat's and the opponent's decisions lead to (:meth:`after`) and the deal and
+    board corrections differently.  Each correction is zero-mean on its own, so each may
+    use its own ṽ: the estimator stays unbiased; only its spread depends on the choice.
+    """
+
+    def __init__(self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int) -> None:
+        self.game, self.margins, self.opponent, self.position = game, margins, opponent, position
+        self._margins: dict[tuple[int, ...], np.ndarray] = {}
+
+    def margin(self, board: tuple[int, ...]) -> np.ndarray:
+        """Showdown margins of every private hand against the opponent's on ``board`` (cached)."""
+        if board not in self._margins:
+            self._margins[board] = self.margins.margins(self.opponent, board)
+        return self._margins[board]
+
+    def checkdown(self, state: State) -> np.ndarray | float:
+        """The check-down ṽ at ``state`` (a float where it does not depend on the seat's hand)."""
+        position = self.position
+        if state.folded[position]:
+            return -float(state.spent[position])
+        if state.folded[1 - position]:
+            return float(state.spent[1 - position])
+        called = [min(state.max_spent, self.game.stack[p]) for p in range(2)]
+        return self.margin(state.board) * float(min(called))
+
+    def after(self, state: State) -> np.ndarray | float:
+        """ṽ at a node a decision leads to (action corrections use it)."""
+        return self.checkdown(state)
+
+    def deal(self, dealt: State, before_deal: float) -> np.ndarray | float:
+        """The deal correction: the mean of ṽ over the deal (``before_deal``, the
+        check-down's) minus ṽ once the hands are ``dealt``."""
+        return before_deal - self.checkdown(dealt)
+
+    def board(self, before: State, after: State) -> np.ndarray | float:
+        """A board correction: the mean of ṽ over the cards dealt between ``before`` and
+        ``after`` minus ṽ at ``after`` (the check-down's mean is ṽ at ``before``)."""
+        return self.checkdown(before) - self.checkdown(after)
+
+
+class CheckDown:
+    """Makes the check-down :class:`SeatValues` of each hand (the default)."""
+
+    name = "check-down"
+
+    def hand(
+        self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int, hand_number: int
+    ) -> SeatValues:
+        """ṽ of ``position`` in hand ``hand_number`` against the ``opponent``'s cards."""
+        return SeatValues(game, margins, opponent, position)
+
+
+class RangeAivat:
+    """AIVAT of heads-up hands over the whole range of one seat (see the module doc).
+
+    ``seat_values`` chooses ṽ (:class:`CheckDown` by default; a blueprint's values:
+    :mod:`dealer.evaluation.blueprintvalue`).
+    """
+
+    def __init__(self, value: CheckDownValue, seat_values: CheckDown | None = None) -> None:
         self.value = value
         self.game = value.game
+        self.seat_values = seat_values or CheckDown()
         self.margins = ShowdownMargins(self.game)
         self.hand_index = {tuple(int(c) for c in h): i for i, h in enumerate(self.margins.hands)}
 
@@ -79,65 +142,53 @@ class RangeAivat:
         """
         final = hand.state
         game = self.game
-        opponent = final.hole_cards[1 - position]
+        opponent = tuple(final.hole_cards[1 - position])
         held = self.hand_index.get(tuple(sorted(final.hole_cards[position])))
         if held is None:
             raise AivatError(f"hand {final.hand_number}: position {position}'s hole cards are not in the log")
-        compatible = self.margins.compatible(tuple(opponent) + tuple(final.board))
+        compatible = self.margins.compatible(opponent + tuple(final.board))
         reach = np.ones(len(self.margins.hands))
         per_hand = np.zeros((IMAGINARY, len(reach)))
-        margins: dict[int, np.ndarray] = {}
-
-        def margin(board: tuple[int, ...]) -> np.ndarray:
-            if len(board) not in margins:
-                margins[len(board)] = self.margins.margins(tuple(opponent), board)
-            return margins[len(board)]
-
-        def seat_value(state: State) -> np.ndarray | float:
-            """ṽ of ``position`` at ``state`` for every private hand."""
-            if state.folded[position]:
-                return -float(state.spent[position])
-            if state.folded[1 - position]:
-                return float(state.spent[1 - position])
-            called = [min(state.max_spent, game.stack[p]) for p in range(2)]
-            return margin(state.board) * float(min(called))
+        values = self.seat_values.hand(game, self.margins, opponent, position, final.hand_number)
 
         dealt = game.num_board_cards[0]
         state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
         before_deal = initial_state(game, final.hand_number)
-        per_hand[DEAL] += self.value.chance_mean(before_deal)[position] - seat_value(state)
+        per_hand[DEAL] += values.deal(state, float(self.value.chance_mean(before_deal)[position]))
         pending = list(decisions)
         corrected = 0
         for action in (a for round_actions in final.actions for a in round_actions):
             played = opponent_sigma(state, action) if opponent_sigma is not None and state.current_player != position else None
             if played is not None:
-                children = {a: seat_value(state.apply(a)) for a in played.discrete}
+                # A uniform range of raise sizes is averaged in closed form for the check-down only.
+                value = values.checkdown if played.uniform is not None else values.after
+                children = {a: value(state.apply(a)) for a in played.discrete}
                 expected = sum(p * children[a] for a, p in played.discrete.items())
                 if played.uniform is not None:
                     mass, low, high = played.uniform
-                    expected = expected + mass * self._raise_mean(state, low, high, margin)
-                taken_value = children[action] if action in children else seat_value(state.apply(action))
+                    expected = expected + mass * self._raise_mean(state, low, high, values.margin)
+                taken_value = children[action] if action in children else value(state.apply(action))
                 per_hand[ACTION] += expected - taken_value
                 corrected += 1
             if state.current_player == position:
                 if not pending:
                     raise AivatError(f"hand {final.hand_number}: position {position} acted more often than it logged")
                 sigma, taken = self._sigma(state, action, pending.pop(0), held)
-                children = {a: seat_value(state.apply(a)) for a in sigma}
+                children = {a: values.after(state.apply(a)) for a in sigma}
                 expected = sum(sigma[a] * children[a] for a in sigma)
                 per_hand[ACTION] += expected - children[taken]
                 reach *= sigma[taken]
             state = state.apply(action)
             while dealt < game.board_cards_through(state.round):
-                before = seat_value(state)
+                before = state
                 dealt = game.board_cards_through(next_board_round(game, dealt))
                 if len(final.board) < dealt:
                     raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
                 state = replace(state, board=final.board[:dealt])
-                per_hand[BOARD] += before - seat_value(state)
+                per_hand[BOARD] += values.board(before, state)
         if pending:
             raise AivatError(f"hand {final.hand_number}: decisions logged for position {position} that never acted then")
-        outcome = seat_value(state) + np.zeros(len(reach))
+        outcome = values.checkdown(state) + np.zeros(len(reach))
         if abs(outcome[held] - hand.values[position]) > 1e-6:
             raise AivatError(f"hand {final.hand_number}: the log's result {hand.values[position]} is not the hand's outcome")
         weight = np.where(compatible, reach, 0.0)

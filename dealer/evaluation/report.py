@@ -35,6 +35,7 @@ from dealer.evaluation.aivat import (
 )
 from dealer.evaluation.guard import WARMUP, guarded
 from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogReader
+from dealer.evaluation.rangeaivat import CheckDown
 from dealer.evaluation.stats import (
     duplicate_groups,
     duplicate_values,
@@ -46,6 +47,7 @@ from dealer.evaluation.values import CheckDownValue
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 from protocol.wire import LoggedHand
+from solver.artifacts import ArtifactError
 
 if TYPE_CHECKING:
     from precompute.progress import Progress
@@ -69,6 +71,8 @@ only, so still unbiased; --no-guard turns it off).  p(win) is a one-tailed t
 test that the seat's mean is above 0."""
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
+#: ṽ of the whole-range estimator (``--value``).
+VALUES = ("check-down", "blueprint")
 
 
 class PlotError(EvaluationError):
@@ -99,6 +103,15 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep every hand's AIVAT value, even for a seat whose corrections added spread on the log's earlier hands",
     )  # fmt: skip
     parser.add_argument(
+        "--value", choices=VALUES, default="check-down",
+        help="ṽ of the whole-range estimator: check-down (default, under 5 ms a hand) or the agent's blueprint "
+        "(both seats play it to the end of each betting round; more spread removed, tens of ms a hand)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--blueprint", metavar="FILE", type=Path,
+        help="the blueprint artifact --value blueprint uses (default: the shipped one)",
+    )  # fmt: skip
+    parser.add_argument(
         "--game", metavar="GAME",
         help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
     )  # fmt: skip
@@ -115,7 +128,7 @@ def run_report(args: argparse.Namespace) -> int:
         game = load_game(args.game) if args.game else None
         report_match(
             args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
-            full_range=args.full_range, guard=args.guard,
+            full_range=args.full_range, guard=args.guard, value=args.value, blueprint=args.blueprint,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
@@ -152,6 +165,8 @@ def report_match(
     progress: bool = False,
     full_range: bool = True,
     guard: bool = True,
+    value: str = "check-down",
+    blueprint: Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate match logs, print the report to ``out``, and return it as a dict.
 
@@ -170,6 +185,9 @@ def report_match(
             (two-player matches; see :mod:`dealer.evaluation.rangeaivat`).
         guard: per seat, give a hand its raw chips when AIVAT's values had the larger
             spread on the log's earlier hands (:mod:`dealer.evaluation.guard`).
+        value: ṽ of the whole-range estimator, one of :data:`VALUES`
+            (:mod:`dealer.evaluation.blueprintvalue` for ``blueprint``).
+        blueprint: the blueprint ``value="blueprint"`` loads (None: the shipped one).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
@@ -180,12 +198,16 @@ def report_match(
     else:
         files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
     index = stream_decision_logs(files)
+    if value == "blueprint" and progress:
+        print("dealer report: --value blueprint loads the blueprint and averages its value over every deal first "
+              "(about 20 s)", file=sys.stderr)  # fmt: skip
+    seat_values = _seat_values(value, blueprint)
     readers = [MatchLogReader(p, game) for p in log_paths]
     bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
     logs, results, notes = [], [], []
     try:
         for reader in readers:
-            result, note = _evaluate_log(reader, index, bar, full_range)
+            result, note = _evaluate_log(reader, index, bar, full_range, seat_values)
             result = guarded(result) if guard else result
             logs.append(reader.summary())
             results.append(result)
@@ -193,6 +215,7 @@ def report_match(
     finally:
         bar.close()
     report = _build(logs, results, index, notes)
+    report["value_function"] = seat_values.name
     _print(report, out)
     if json_path is not None:
         try:
@@ -205,8 +228,24 @@ def report_match(
     return report
 
 
+def _seat_values(value: str, blueprint: Path | None) -> CheckDown:
+    """The whole-range estimator's ṽ named ``value``."""
+    if value == "check-down":
+        if blueprint is not None:
+            raise EvaluationError("--blueprint is for --value blueprint")
+        return CheckDown()
+    if value != "blueprint":
+        raise EvaluationError(f"unknown value function {value!r} (choose from {', '.join(VALUES)})")
+    from dealer.evaluation.blueprintvalue import BlueprintValue  # loads the blueprint (and numba) only when asked
+
+    try:
+        return BlueprintValue(path=blueprint)
+    except ArtifactError as exc:
+        raise EvaluationError(f"--value blueprint: {exc}") from None
+
+
 def _evaluate_log(
-    reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress, full_range: bool
+    reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress, full_range: bool, seat_values: CheckDown
 ) -> tuple[MatchAivat, str | None]:
     """AIVAT of one log as it is read; and a note if declared policies could not be used."""
     hands = iter(reader)
@@ -221,8 +260,9 @@ def _evaluate_log(
             bar.advance()
 
     result = evaluate_hands(
-        reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies, full_range=full_range
-    )
+        reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies,
+        full_range=full_range, seat_values=seat_values,
+    )  # fmt: skip
     return result.in_order(reader.summary().seats), note
 
 
@@ -415,6 +455,8 @@ def _print(report: dict[str, Any], out: TextIO) -> None:
                 + ", ".join(f"{s} ({p if p == LOGGED_RANGE else f'declares {p}'})" for s, p in whole.items()),
                 file=out,
             )
+            if LOGGED_RANGE in whole.values():
+                print(f"  AIVAT value function over a logged range: {report.get('value_function', 'check-down')}", file=out)
         guarded_seats = {seat: r["aivat_raw_hands"] for seat, r in lineup["results"].items() if r["aivat_raw_hands"]}
         if guarded_seats:
             print(

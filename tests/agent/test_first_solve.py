@@ -10,11 +10,11 @@ from agent.policy import Agent
 from agent.safety import FIRST_GADGET, blueprint_alternatives, compatible_mass
 from agent.solving import SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
-from agent.translate import TranslationMemory, skip_chance, walk
 from protocol.fasteval import HOLE_PAIRS, rank_range
 from protocol.gamedef import load_game
 from protocol.rules import Action, ActionType
 from protocol.wire import parse_matchstate
+from solver.follow import TranslationMemory, skip_chance, walk
 from solver.tree import DECISION
 from tests.agent.test_pipeline import StandInBlueprint
 
