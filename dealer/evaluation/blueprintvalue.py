@@ -61,6 +61,7 @@ class BlueprintSeatValues(SeatValues):
         self.source = source
         self.blueprint = source.blueprint
         self.tree = source.blueprint.tree
+        self._walked: dict[tuple[int, str, tuple[int, ...]], np.ndarray | float] = {}
 
     def after(self, state: State) -> np.ndarray | float:
         return self.round_value(state)
@@ -107,6 +108,14 @@ class BlueprintSeatValues(SeatValues):
         )
 
     def _play(self, state: State, node: int) -> np.ndarray | float:
+        # One hand asks for the same subtrees again and again (the deal's walk from the
+        # first decision holds every later decision's children): each is walked once.
+        key = (node, state.betting, state.board)
+        if key not in self._walked:
+            self._walked[key] = self._walk_round(state, node)
+        return self._walked[key]
+
+    def _walk_round(self, state: State, node: int) -> np.ndarray | float:
         tree = self.tree
         if not self._in_round(state) or tree.kind[node] != DECISION or int(tree.round[node]) != state.round:
             return self.checkdown(state)
