@@ -58,13 +58,16 @@ EPILOG = f"""examples:
   dealer report m.log --decisions m.Alice.dlog     # one decision log
   dealer report nolimit2p_s11.log                  # a reference dealer's log: its game is found by name
   dealer report odd.log --game my.game             # the game of every log, whatever the headers say
+  dealer report matches/RUN/*.log --value blueprint # an agent match: ṽ from the blueprint (~0.1 s a hand)
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot
 does), it also averages over the hands each could have held.  In a two-player
 match, a seat whose log carries its whole range at every decision (the agent's
 does) is averaged over every hand it could have held, weighted by its own reach
-(--no-full-range: correct only the hands held).  After a log's first {WARMUP} hands, a
+(--no-full-range: correct only the hands held); --value blueprint values its nodes by
+the blueprint played by both seats to the end of the betting round instead of checking
+down (far less spread between two agents).  After a log's first {WARMUP} hands, a
 seat whose AIVAT values had a larger spread than its raw chips over the log's
 earlier hands gets its raw chips for the next hand (a choice made from the past
 only, so still unbiased; --no-guard turns it off).  p(win) is a one-tailed t
