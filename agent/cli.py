@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
     p.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
     p.add_argument("--blueprint-only", action="store_true", help="never solve subgames: blueprint and translation only")
+    p.add_argument(
+        "--solve-from", choices=("river", "turn"), default="river",
+        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
+    )  # fmt: skip
     p.add_argument("--time-budget", type=float, default=7.0, help="the dealer's average seconds per hand (default 7)")
     p.add_argument("--action-limit", type=float, default=60.0, help="the dealer's seconds per action (default 60)")
     p.add_argument("--target", type=float, default=None, help="average seconds per hand to aim at (default budget / 4)")
@@ -111,7 +115,9 @@ def connect(args: argparse.Namespace) -> int:
             return 2
     try:
         limits = TimeLimits(per_hand=args.time_budget, per_action=args.action_limit, target=args.target).validated()
-        strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed)
+        strategist = build_strategist(
+            game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from
+        )
     except (ValueError, PipelineError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)
         return 2

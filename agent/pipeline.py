@@ -52,27 +52,34 @@ class BlueprintSource(Protocol):
     def range_strategy(self, node: int, board: tuple[int, ...]) -> np.ndarray: ...
 
 
-def solves_here(state: State) -> bool:
-    """Whether the agent solves at ``state``: on the last round, or on the one before
-    when no more raises are possible (a call or fold with one card to come).
+#: Where solving may start (``agent connect --solve-from``), in rounds before the last.
+SOLVE_FROM = {"river": 0, "turn": 1}
 
-    Libratus solved from the turn; on 2 cores a turn subgame with any bet sizes costs
-    about 0.7 s per iteration (:mod:`agent.solving`), too slow to converge in budget."""
+
+def solves_here(state: State, rounds_early: int = 0) -> bool:
+    """Whether the agent solves at ``state``: on the last round (or the last
+    ``rounds_early`` + 1), or on the one before when no more raises are possible (a call
+    or fold with one card to come).
+
+    Libratus solved from the turn.  On 2 cores a turn subgame costs seconds even with
+    one bet size (:data:`agent.solving.EARLY_ABSTRACTION`), so the default starts on the
+    river; ``--solve-from turn`` measures the other choice."""
     last = state.game.num_rounds - 1
-    return state.round >= last or (state.round == last - 1 and state.raise_bounds() is None)
+    return state.round >= last - rounds_early or (state.round == last - 1 and state.raise_bounds() is None)
 
 
 class Pipeline:
     """Blueprint (+ translation) first, subgame solving where :func:`solves_here`."""
 
-    def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0) -> None:
+    def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0, rounds_early: int = 0) -> None:
         self.blueprint = blueprint
         self.solving = solving
+        self.rounds_early = rounds_early
         self.rng = np.random.default_rng([seed, 1])
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state
-        if self.solving is not None and solves_here(state):
+        if self.solving is not None and solves_here(state, self.rounds_early):
             me = match.position
             solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, me), self._alternatives(hand, me))
             if solved is not None:
@@ -191,8 +198,10 @@ def warm_up_blueprint(blueprint: BlueprintSource) -> None:
             blueprint.range_strategy(int(nodes[0]), tuple(range(game.board_cards_through(r))))
 
 
-def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int) -> Pipeline:
-    """The agent's strategist for ``game``.
+def build_strategist(
+    game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river"
+) -> Pipeline:
+    """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`.
 
     Raises:
         PipelineError: if the game is not heads-up no-limit or the blueprint cannot be
@@ -212,4 +221,4 @@ def build_strategist(game: GameDef, blueprint_path: Path | None, *, blueprint_on
 
     warm_up()
     solving = SolvingStage(np.random.default_rng([seed, 2]))
-    return Pipeline(blueprint, solving, seed)
+    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from])

@@ -40,8 +40,9 @@ GADGET = "estimated-maxmargin"
 #: The first solve's kind: Maxmargin with alternatives from the blueprint.
 FIRST_GADGET = "blueprint-maxmargin"
 #: Blueprint rows a first solve may read to value the blueprint's subtree (decision
-#: nodes of ours times their boards); a bigger subtree is solved unsafe instead.
-MAX_BLUEPRINT_ROWS = 400
+#: nodes of ours times their boards; a turn subtree fits, and costs about 0.7 s of CPU);
+#: a bigger subtree is solved unsafe instead.
+MAX_BLUEPRINT_ROWS = 3000
 
 
 def compatible_mass(hands: np.ndarray, reach: np.ndarray) -> np.ndarray:

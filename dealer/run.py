@@ -51,7 +51,9 @@ DEFAULT_SEATS = ("random", "call", "raise")
 DEFAULT_AGENT_SEATS = ("agent", "call")
 AGENT = "agent"
 #: Our agent's seat kinds and the options each adds to ``agent connect``.
-AGENTS: dict[str, tuple[str, ...]] = {AGENT: (), "agent-blueprint": ("--blueprint-only",)}
+AGENTS: dict[str, tuple[str, ...]] = {
+    AGENT: (), "agent-blueprint": ("--blueprint-only",), "agent-turn": ("--solve-from", "turn"),
+}  # fmt: skip
 DEFAULT_HANDS, DEFAULT_AGENT_HANDS = 1000, 200
 MAX_SEAT_OUTPUT_LINES = 5
 #: The run's settings, saved in its folder for ``--resume``.

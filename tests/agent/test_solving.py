@@ -8,13 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from agent.pipeline import Pipeline
+from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
 from agent.policy import Agent
 from agent.solving import SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
-from solver.subgame import SubgameSolver
+from solver.subgame import SubgameSolver, build_subgame
 from tests.agent.test_pipeline import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")
@@ -90,3 +90,22 @@ def test_facing_an_all_in_before_the_river(line):
     decision = agent.decide(parse_matchstate(line, GAME))
     assert decision.source == ("unsafe" if "/9d" in line else "blueprint")
     assert {a for a, _ in decision.probs} <= {"f", "c"}
+
+
+def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
+    """``--solve-from turn``: a turn decision where raises are possible is solved, in a
+    subgame with the small early abstraction, and the river is followed in that subgame."""
+    turn = "MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d"
+    assert not solves_here(parse_matchstate(turn, GAME).state)
+    assert solves_here(parse_matchstate(turn, GAME).state, SOLVE_FROM["turn"])
+    assert not solves_here(parse_matchstate("MATCHSTATE:0:0:r300c/:AsKd|/2c7hKs", GAME).state, SOLVE_FROM["turn"])
+    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    stage = SolvingStage(np.random.default_rng(0))
+    agent = Agent(GAME, Pipeline(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    clock.hands = 4
+    decision = agent.decide(parse_matchstate(turn, GAME))
+    assert decision.source == "unsafe"  # the stand-in blueprint cannot value its subtree
+    active = agent.hand.notes["solve"]
+    assert active.subgame.tree.n_nodes < build_subgame(active.subgame.root, stage.abstraction).tree.n_nodes
+    assert {int(r) for r in active.subgame.tree.round} == {2, 3}
+    assert stage.abstraction_at(parse_matchstate(RIVER, GAME).state) is stage.abstraction
