@@ -59,10 +59,14 @@ def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], 
 
 def estimated_alternatives(
     solver: SubgameSolver, actions: Sequence[Action], board: Sequence[int], me: int
-) -> np.ndarray:
+) -> np.ndarray | None:
     """The opponent's alternative per hand in chips (over ``solver.subgame``'s hands) for
     a new subgame reached from the old one's root by ``actions``: its estimated value
-    (best in-tree action where it left the tree, else the node reached) plus gifts."""
+    (best in-tree action where it left the tree, else the node reached) plus gifts.
+
+    None when an opponent decision on the way has an action into a round whose cards
+    ``board`` lacks (a call ending the turn in a subgame rooted on the turn): the solver
+    values decision nodes on a known board only, so those are not estimated."""
     sg: Subgame = solver.subgame
     tree = sg.tree
     opponent = 1 - me
@@ -75,8 +79,10 @@ def estimated_alternatives(
         start = int(tree.child_start[node])
         if int(tree.player[node]) == opponent:
             weight = compatible_mass(sg.hands, solver.reach_at(node, board)[me])
-            children = [int(tree.children[start + i]) for i in range(len(offered))]
-            chips = np.array([_chips(solver, skip_chance(tree, c), opponent, board, weight) for c in children])
+            children = [skip_chance(tree, int(tree.children[start + i])) for i in range(len(offered))]
+            if any(tree.kind[c] == DECISION and tree.round[c] != tree.round[node] for c in children):
+                return None
+            chips = np.array([_chips(solver, c, opponent, board, weight) for c in children])
             if action not in offered:
                 return chips.max(axis=0) + gifts  # nested: the best action the tree offered
             gifts += chips.max(axis=0) - chips[offered.index(action)]

@@ -216,6 +216,7 @@ class SolvingStage:
         since = self._actions_since(previous.root_betting, state) if previous is not None else None
         safe = previous is not None and since is not None
         first: list[np.ndarray | None] = [None]  # the first solve's alternatives, once found
+        estimated = [False]  # whether a later solve found the last one's estimates
 
         def work(deadline: Deadline, publish: Callable[[SubgameSolver], None]) -> SubgameSolver:
             # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
@@ -229,7 +230,9 @@ class SolvingStage:
             hook = None
             if safe:  # a later solve of the hand: safe, with the last solve's estimates
                 found = estimated_alternatives(previous.solver, since, state.board, me)
-                hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+                if found is not None:
+                    hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+                    estimated[0] = True
             elif previous is None and alternatives is not None:
                 first[0] = alternatives(state)
                 if first[0] is not None:
@@ -251,7 +254,7 @@ class SolvingStage:
         if previous is None:
             kind = FIRST_GADGET if first[0] is not None else "unsafe"
         else:
-            kind = GADGET if safe else "nested-unsafe"
+            kind = GADGET if estimated[0] else "nested-unsafe"
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind)
 

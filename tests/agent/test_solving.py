@@ -10,6 +10,7 @@ import pytest
 
 from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
 from agent.policy import Agent
+from agent.safety import estimated_alternatives
 from agent.solving import SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -109,3 +110,23 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert active.subgame.tree.n_nodes < build_subgame(active.subgame.root, stage.abstraction).tree.n_nodes
     assert {int(r) for r in active.subgame.tree.round} == {2, 3}
     assert stage.abstraction_at(parse_matchstate(RIVER, GAME).state) is stage.abstraction
+
+
+def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
+    """After an off-tree raise on the turn, the last solve's estimates would need the value of
+    a call that ends the turn (a river node, on a board without its card): the new solve
+    runs unsafe instead of failing (it used to raise and fall back to the blueprint)."""
+    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, rounds_early=SOLVE_FROM["turn"])
+    agent = Agent(GAME, pipeline, clock, seed=0)
+    clock.hands = 20
+    turn = "MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d"
+    agent.decide(parse_matchstate(turn, GAME))
+    active = agent.hand.notes["solve"]
+    bet = next(a for a in active.subgame.tree.actions(0) if a.kind.name == "RAISE")
+    odd = f"r{bet.size * 2 + 37}"
+    raised = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/{bet}{odd}:AsKd|/2c7hKs/9d", GAME)
+    since = SolvingStage._actions_since(active.root_betting, raised.state)
+    assert estimated_alternatives(active.solver, since, raised.state.board, 0) is None
+    decision = agent.decide(raised)
+    assert decision.source == "nested-unsafe" and agent.hand.notes["solve"] is not active
