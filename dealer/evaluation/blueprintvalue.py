@@ -148,9 +148,9 @@ class BlueprintValue(CheckDown):
         self._deal_means: dict[tuple[GameDef, int], float] = {}
 
     def hand(
-        self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int, hand_number: int
+        self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int
     ) -> SeatValues:
-        """ṽ of ``position`` in hand ``hand_number`` against the ``opponent``'s cards."""
+        """ṽ of ``position`` in one hand against the ``opponent``'s cards."""
         if not (is_holdem(game) and game.is_nolimit and game.num_rounds == self.blueprint.game.num_rounds):
             raise AivatError("the blueprint value function handles heads-up no-limit hold'em only")
         return BlueprintSeatValues(self, game, margins, opponent, position)
@@ -173,7 +173,7 @@ class BlueprintValue(CheckDown):
         total = 0.0
         for members in classes.values():
             opponent = members[0]
-            values = self.hand(game, margins, opponent, position, 0)
+            values = self.hand(game, margins, opponent, position)
             ours = next(h for h in hands if not set(h) & set(opponent))
             holes = [ours, ours]
             holes[1 - position] = opponent

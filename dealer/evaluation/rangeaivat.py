@@ -27,7 +27,9 @@ opponent gets the negative), with the exact margins of :mod:`dealer.evaluation.m
 Its mean over the next board cards is ṽ before them (an exact average over completions
 is a martingale), so a chance correction is ṽ before the cards minus ṽ after them.
 Everything is a vector over the private hands: a hand costs one margin vector per board
-dealt and a few vector operations per node.
+dealt and a few vector operations per node.  That is :class:`SeatValues`, the default; a
+value function that knows more overrides its hooks (``dealer report --value blueprint``:
+:mod:`dealer.evaluation.blueprintvalue`).
 """
 
 from __future__ import annotations
@@ -107,9 +109,9 @@ class CheckDown:
     name = "check-down"
 
     def hand(
-        self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int, hand_number: int
+        self, game: GameDef, margins: ShowdownMargins, opponent: tuple[int, ...], position: int
     ) -> SeatValues:
-        """ṽ of ``position`` in hand ``hand_number`` against the ``opponent``'s cards."""
+        """ṽ of ``position`` in one hand against the ``opponent``'s cards."""
         return SeatValues(game, margins, opponent, position)
 
 
@@ -149,7 +151,7 @@ class RangeAivat:
         compatible = self.margins.compatible(opponent + tuple(final.board))
         reach = np.ones(len(self.margins.hands))
         per_hand = np.zeros((IMAGINARY, len(reach)))
-        values = self.seat_values.hand(game, self.margins, opponent, position, final.hand_number)
+        values = self.seat_values.hand(game, self.margins, opponent, position)
 
         dealt = game.num_board_cards[0]
         state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])

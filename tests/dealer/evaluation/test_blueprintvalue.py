@@ -42,7 +42,7 @@ def test_card_mean_averages_over_the_cards_each_hand_leaves():
     """The river card's mean, per private hand, over exactly the 44 cards that hand leaves."""
     source, margins = _source()
     opponent = tuple(parse_cards("AhKd"))
-    values = source.hand(GAME, margins, opponent, 0, 17)
+    values = source.hand(GAME, margins, opponent, 0)
     board = tuple(parse_cards("2c7d9hJs"))
     state = initial_state(GAME, 17, (tuple(parse_cards("QsQd")), opponent), board)
     for action in (CALL, CALL, CALL, CALL, raise_to(600), CALL):  # preflop and flop called, turn bet and called
@@ -65,11 +65,11 @@ def test_round_value_is_zero_sum_and_check_down_once_the_round_is_over():
     source, margins = _source()
     hero, villain = tuple(parse_cards("JcTc")), tuple(parse_cards("9s9d"))
     state = initial_state(GAME, 3, (hero, villain), ())
-    first = source.hand(GAME, margins, villain, 0, 3).round_value(state)[_index(margins, "JcTc")]
-    second = source.hand(GAME, margins, hero, 1, 3).round_value(state)[_index(margins, "9s9d")]
+    first = source.hand(GAME, margins, villain, 0).round_value(state)[_index(margins, "JcTc")]
+    second = source.hand(GAME, margins, hero, 1).round_value(state)[_index(margins, "9s9d")]
     assert first == pytest.approx(-second, abs=1e-9)
     called = state.apply(raise_to(300)).apply(CALL)  # the round is over, the flop not yet dealt
-    values = source.hand(GAME, margins, villain, 0, 3)
+    values = source.hand(GAME, margins, villain, 0)
     np.testing.assert_array_equal(values.round_value(called), values.checkdown(called))
 
 
@@ -82,7 +82,7 @@ def test_the_deal_mean_may_average_over_suit_classes():
     for cards in ("AsKs", "AhKh", "AsKh"):
         opponent = tuple(parse_cards(cards))
         ours = tuple(parse_cards("2c3d"))
-        value = source.hand(GAME, margins, opponent, 1, 0).round_value(initial_state(GAME, 0, (opponent, ours), ()))
+        value = source.hand(GAME, margins, opponent, 1).round_value(initial_state(GAME, 0, (opponent, ours), ()))
         means.append(value[margins.compatible(opponent)].mean())
     assert means[0] == pytest.approx(means[1], abs=1e-9)
     assert means[0] != pytest.approx(means[2], abs=1e-6)  # suited and offsuit differ: the check can fail
@@ -106,7 +106,7 @@ def test_other_games_and_misplaced_options_are_one_sentence(tmp_path):
     source, _ = _source()
     limit = load_game("holdem.limit.2p")
     with pytest.raises(AivatError, match="no-limit hold'em only"):
-        source.hand(limit, ShowdownMargins(limit), tuple(parse_cards("AhKd")), 0, 0)
+        source.hand(limit, ShowdownMargins(limit), tuple(parse_cards("AhKd")), 0)
     logs = [simulate_match(GAME, [("a", POLICIES["call"]), ("b", POLICIES["call"])], 2, 1).write(tmp_path)]
     with pytest.raises(EvaluationError, match="--blueprint is for --value blueprint"):
         report_match(logs, None, value="check-down", blueprint=tmp_path / "bp.art")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import replace
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pytest
@@ -77,25 +77,34 @@ def uniform_opponent(state: State) -> Distribution:
     return Distribution(probs, (mass / 2, bounds[0], bounds[1]))
 
 
+@lru_cache(maxsize=500_000)
+def exact_walk(state: State, policies: tuple, at: int) -> float:
+    """Exact winnings of position ``at`` from a state with every card known: ``policies[0]``
+    plays position ``at``, ``policies[1]`` the other (memoised: the exact ṽ below asks for the
+    same states over and over)."""
+    if state.finished:
+        return state.values()[at]
+    policy = policies[0] if state.current_player == at else policies[1]
+    return sum(p * exact_walk(state.apply(a), policies, at) for a, p in policy(state).probs)
+
+
 @cache
-def exact_value(game, policies: tuple) -> float:
-    """Exact expected winnings per hand of seat 0, which sits in each position half the time."""
-
-    def walk(state: State, seat_at: tuple[int, int]) -> float:
-        if state.finished:
-            return state.values()[seat_at.index(0)]
-        dist = policies[seat_at[state.current_player]](state)
-        return sum(p * walk(state.apply(a), seat_at) for a, p in dist.probs)
-
+def position_value(game, policies: tuple, position: int) -> float:
+    """Exact expected winnings per hand of ``policies[0]`` sitting in ``position``."""
     cards = deck(game)
     values = []
-    for seat_at in ((0, 1), (1, 0)):
-        for a in cards:
-            for b in cards:
-                for board in cards:
-                    if len({a, b, board}) == 3:
-                        values.append(walk(initial_state(game, 0, ((a,), (b,)), (board,)), seat_at))
+    for a in cards:
+        for b in cards:
+            for board in cards:
+                if len({a, b, board}) == 3:
+                    holes = [(a,), (b,)] if position == 0 else [(b,), (a,)]
+                    values.append(exact_walk(initial_state(game, 0, tuple(holes), (board,)), policies, position))
     return float(np.mean(values))
+
+
+def exact_value(game, policies: tuple) -> float:
+    """Exact expected winnings per hand of seat 0 (``policies[0]``), in each position half the time."""
+    return (position_value(game, policies, 0) + position_value(game, policies, 1)) / 2
 
 
 #: Seeds and hands per seed of the unbiasedness checks (the tree walk of no-limit is the costlier).
@@ -167,6 +176,10 @@ def test_the_check_catches_a_biased_correction():
     assert abs(sum(zs)) >= 3.5 * math.sqrt(len(zs)), zs
 
 
+#: The ranged seat's policy and the card-dependent bot's, as the exact ṽ below plays them.
+POLICIES_PAIR = (ranged_policy, opponent_policy)
+
+
 class _ExactSeatValues(SeatValues):
     """ṽ = the exact expected winnings under both seats' real policies, through every hook
     a richer value function overrides (:meth:`after`, :meth:`deal`, :meth:`board`)."""
@@ -176,7 +189,7 @@ class _ExactSeatValues(SeatValues):
         return np.array([0.0 if dead & set(h) else self._exact(state, tuple(int(c) for c in h)) for h in self.margins.hands])
 
     def deal(self, dealt: State, before_deal: float) -> np.ndarray:
-        return _position_value(self.game, self.position) - self.after(dealt)
+        return position_value(self.game, POLICIES_PAIR, self.position) - self.after(dealt)
 
     def board(self, before: State, after: State) -> np.ndarray:
         # after() averages over the cards still to come, so its mean over them is ṽ before.
@@ -190,43 +203,20 @@ class _ExactSeatValues(SeatValues):
         runs = [(c,) for c in left] if missing else [()]
         # hand_number 0: the value does not depend on it, and the cache is then shared by every hand.
         start = replace(state, hand_number=0, hole_cards=tuple(holes))
-        return float(np.mean([_walk(replace(start, board=state.board + r), self.position) for r in runs]))
-
-
-@cache
-def _walk(state: State, ranged_at: int) -> float:
-    """Exact winnings of position ``ranged_at`` (the ranged seat) from a state with every card known."""
-    if state.finished:
-        return state.values()[ranged_at]
-    policy = ranged_policy if state.current_player == ranged_at else opponent_policy
-    return sum(p * _walk(state.apply(a), ranged_at) for a, p in policy(state).probs)
-
-
-@cache
-def _position_value(game, position: int) -> float:
-    cards = deck(game)
-    values = []
-    for a in cards:
-        for b in cards:
-            for board in cards:
-                if len({a, b, board}) == 3:
-                    holes = [(a,), (b,)] if position == 0 else [(b,), (a,)]
-                    values.append(_walk(initial_state(game, 0, tuple(holes), (board,)), position))
-    return float(np.mean(values))
+        return float(np.mean([exact_walk(replace(start, board=state.board + r), POLICIES_PAIR, self.position) for r in runs]))
 
 
 class _Exact(CheckDown):
     name = "exact"
 
-    def hand(self, game, margins, opponent, position, hand_number):
+    def hand(self, game, margins, opponent, position):
         return _ExactSeatValues(game, margins, opponent, position)
 
 
 def test_a_value_function_through_the_seat_value_hooks_stays_unbiased_and_cuts_more():
     """The exact ṽ, plugged in as a blueprint's values are (after, deal, board): the mean
     still agrees with the tree's exact value, and the spread left is far below check-down's."""
-    truth = exact_value(LEDUC, (ranged_policy, opponent_policy))
-    assert _position_value(LEDUC, 0) + _position_value(LEDUC, 1) == pytest.approx(2 * truth)
+    truth = exact_value(LEDUC, POLICIES_PAIR)
     zs, checkdown_std, exact_std = [], [], []
     for seed in range(SEEDS[LEDUC]):
         sim = _match(LEDUC, HANDS[LEDUC], seed)
