@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import numba
 import numpy as np
 import structlog
 
@@ -220,5 +221,7 @@ def build_strategist(
     from agent.solving import SolvingStage, warm_up
 
     warm_up()
-    solving = SolvingStage(np.random.default_rng([seed, 2]))
+    # Subgames rooted before the river split their river parts over the threads (an
+    # ACPC entry has 2 cores to itself); river subgames run on one either way.
+    solving = SolvingStage(np.random.default_rng([seed, 2]), threads=min(2, numba.config.NUMBA_NUM_THREADS))
     return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from])
