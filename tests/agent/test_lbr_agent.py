@@ -9,6 +9,7 @@ from agent.lbr import HoldemEquity, LocalBestResponse, _public, deal_hand, lbr_s
 from agent.lbr_policy import AgentRangePolicy
 from agent.pipeline import Pipeline
 from agent.policy import Agent
+from agent.safety import GADGET
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import HOLE_PAIRS
@@ -132,4 +133,4 @@ def test_river_questions_solve_on_a_copy_and_the_bet_made_reuses_the_solve():
     action = policy.act(bet)
     assert policy.questions == questions  # no second solve for the bet LBR asked about
     assert agent.hand.notes["solve"] is not real_solve and action in asked[bounds[0] + 37][0]
-    assert agent.hand.notes["solve"].kind in ("unsafe", "estimated-maxmargin", "nested-unsafe")
+    assert agent.hand.notes["solve"].kind in ("unsafe", GADGET, "nested-unsafe")

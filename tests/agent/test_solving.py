@@ -10,7 +10,7 @@ import pytest
 
 from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
 from agent.policy import Agent
-from agent.safety import estimated_alternatives
+from agent.safety import GADGET, estimated_alternatives
 from agent.solving import SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -61,7 +61,7 @@ def test_in_tree_reply_follows_the_solution_and_an_off_tree_bet_is_resolved():
     # An odd size the tree lacks: a new (nested) solve rooted at the real state.
     odd = parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/cr1234:AsKd|/2c7hKs/9d/3h", GAME)
     resolved = agent.decide(odd)
-    assert agent.hand.notes["solve"] is not active and resolved.source == "estimated-maxmargin"
+    assert agent.hand.notes["solve"] is not active and resolved.source == GADGET
     assert agent.hand.notes["solve"].subgame.root.betting == odd.state.betting
     assert first.source == "unsafe"
 
