@@ -70,7 +70,7 @@ class Progress:
         elapsed = time.monotonic() - self.start
         rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
         eta = (self.total - self.done) / rate if rate > 0 else float("nan")
-        speed = f" {rate:,.0f} {self.unit}/s" if self.unit else ""
+        speed = f" {_rate(rate)} {self.unit}/s" if self.unit else ""
         status = f" {self.status}" if self.status else ""
         counts = f"{fraction:6.1%} {self.done:,}/{self.total:,}{speed} elapsed {_clock(elapsed)} eta {_clock(eta)}{status}"
         if not self.tty:
@@ -94,6 +94,11 @@ class Progress:
                 self.stream.write(self.line() + "\n")
                 self.stream.flush()
                 self._last_tenth = tenth
+
+
+def _rate(rate: float) -> str:
+    """A rate with three significant digits below 100 (0.25, not 0), whole numbers above."""
+    return f"{rate:,.0f}" if rate >= 100 or rate == 0 else f"{rate:.3g}"
 
 
 def _clock(seconds: float) -> str:

@@ -40,3 +40,12 @@ def test_disabled_writes_nothing_and_counts_past_the_total_are_clamped():
     with Progress("quiet", 5, stream=out, enabled=False) as bar:
         bar.advance(9)
     assert out.getvalue() == "" and bar.done == 5
+
+
+def test_a_rate_under_one_per_second_is_shown_not_rounded_to_zero(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr("precompute.progress.time.monotonic", lambda: now[0])
+    bar = Progress("blueprint", 10, stream=io.StringIO(), unit="checkpoints")
+    now[0] = 8.0
+    bar.update(2)
+    assert " 0.25 checkpoints/s" in bar.line()
