@@ -220,8 +220,9 @@ def build_strategist(
         return Pipeline(blueprint, None, seed)
     from agent.solving import SolvingStage, warm_up
 
-    warm_up()
     # Subgames rooted before the river split their river parts over the threads (an
     # ACPC entry has 2 cores to itself); river subgames run on one either way.
-    solving = SolvingStage(np.random.default_rng([seed, 2]), threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    warm_up(threads=threads)
+    solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads)
     return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from])

@@ -130,3 +130,12 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     assert estimated_alternatives(active.solver, since, raised.state.board, 0) is None
     decision = agent.decide(raised)
     assert decision.source == "nested-unsafe" and agent.hand.notes["solve"] is not active
+
+
+def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_needs():
+    # Compiling it cold takes about 12 s: inside a first turn solve's budget that solve
+    # managed no iteration and played the blueprint with a WARNING (the deploy check).
+    from solver.ranges import _frontier_values
+
+    warm_up(threads=2)
+    assert _frontier_values.signatures, "the parallel part of a split walk was not compiled"
