@@ -3,6 +3,8 @@ after an off-tree bet, and the fallbacks when time runs out."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -135,7 +137,16 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
 def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_needs():
     # Compiling it cold takes about 12 s: inside a first turn solve's budget that solve
     # managed no iteration and played the blueprint with a WARNING (the deploy check).
-    from solver.ranges import _frontier_values
-
-    warm_up(threads=2)
-    assert _frontier_values.signatures, "the parallel part of a split walk was not compiled"
+    # A fresh interpreter, so no earlier test has compiled it already.
+    script = (
+        "from agent.solving import warm_up\n"
+        "from solver.ranges import _frontier_values\n"
+        "warm_up(threads=1)\n"
+        "print(len(_frontier_values.signatures))\n"
+        "warm_up(threads=2)\n"
+        "print(len(_frontier_values.signatures))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    one_thread, two_threads = (int(x) for x in done.stdout.split())
+    assert one_thread == 0 and two_threads >= 1
