@@ -29,6 +29,7 @@ from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, ActionType, State
+from protocol.seeding import SIZES, TRANSLATION, reseed
 from protocol.wire import MatchState
 from solver.follow import TranslationMemory, real_actions, walk
 from solver.tree import DECISION, BettingTree
@@ -76,7 +77,14 @@ class Pipeline:
         self.blueprint = blueprint
         self.solving = solving
         self.rounds_early = rounds_early
+        self.seed = seed
         self.rng = np.random.default_rng([seed, 1])
+
+    def start_hand(self, number: int, position: int) -> None:
+        """Restart the translation's and the bet sizes' random streams on this hand's."""
+        reseed(self.rng, self.seed, number, position, TRANSLATION)
+        if self.solving is not None:
+            reseed(self.solving.rng, self.seed, number, position, SIZES)
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state

@@ -23,6 +23,7 @@ from agent.timing import TimeManager
 from protocol.decisions import ROW_TOTAL, LoggedRange, private_hands
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, Action, ActionType
+from protocol.seeding import ACTIONS, reseed
 from protocol.wire import MatchState
 
 log = structlog.get_logger("agent.policy")
@@ -50,6 +51,9 @@ class Strategist(Protocol):
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy: ...
 
+    def start_hand(self, number: int, position: int) -> None:
+        """A new hand begins: restart any random stream on this hand's (:mod:`protocol.seeding`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class AgentDecision:
@@ -68,6 +72,7 @@ class Agent:
         self.game = game
         self.strategist = strategist
         self.clock = clock
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         hands = private_hands(game)
         self.hand_cards = np.array(hands, dtype=np.int64)
@@ -81,6 +86,10 @@ class Agent:
             hand = HandContext(match.hand_number, match.position, np.ones(len(self.hand_cards)))
             self.hand = hand
             self.clock.start_hand()
+            # Each hand draws from its own streams: two matches on the same deals that
+            # differ in one seat play alike until it acts differently (`dealer compare`).
+            reseed(self.rng, self.seed, hand.number, hand.position, ACTIONS)
+            self.strategist.start_hand(hand.number, hand.position)
         return hand
 
     def blocked(self, match: MatchState) -> np.ndarray:

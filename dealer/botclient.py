@@ -10,6 +10,7 @@ from dealer.bots import POLICIES
 from protocol.client import Connection
 from protocol.decisions import DecisionLogWriter
 from protocol.gamedef import GameDef
+from protocol.seeding import reseed
 
 #: Seconds a bot polls for the dealer's next line before blocking.  A baseline bot
 #: answers in microseconds, so the next line usually comes within this; polling
@@ -56,9 +57,13 @@ def play(
         except OSError as exc:  # refused, unreachable, or a host name that does not resolve
             raise BotFailed(f"cannot reach the dealer at {host}:{port} ({exc.strerror or exc})") from None
         with connection as conn:
+            hand = None
             for matchstate in conn.states():
                 if not matchstate.is_my_turn:
                     continue
+                if hand != (matchstate.hand_number, matchstate.position):
+                    hand = (matchstate.hand_number, matchstate.position)
+                    reseed(rng, seed, *hand)  # common random numbers across matches on the same deals
                 distribution = policy(matchstate.state)
                 action = distribution.sample(rng)
                 conn.act(matchstate, action)

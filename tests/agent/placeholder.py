@@ -31,6 +31,9 @@ class StrengthStrategist:
             score += 0.3 * (ranks.min(axis=1) == ranks.max(axis=1)) + 0.05 * (suits.min(axis=1) == suits.max(axis=1))
         self.strength = np.clip(score, 0.0, 1.0)
 
+    def start_hand(self, number: int, position: int) -> None:
+        """Nothing random here."""
+
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state
         s = self.strength

@@ -94,6 +94,9 @@ def test_failing_strategist_checks_or_calls():
         def strategy(self, match, hand, clock):
             raise RuntimeError("boom")
 
+        def start_hand(self, number, position):
+            pass
+
     agent = Agent(GAME, Broken(), TimeManager(TimeLimits()))
     d = agent.decide(parse_matchstate(LINES[0], GAME))
     assert d.action == CALL and d.source == "fallback" and d.probs == [("c", 1.0)]
@@ -110,3 +113,33 @@ def test_range_must_match_logged_actions(tmp_path):
     d = next(decisions)
     with DecisionLogWriter(tmp_path / "x.dlog", seat="a", match="m", game=GAME) as log, pytest.raises(ValueError):
         log.record(hand=0, position=0, state=d.state, probs=[("c", 1.0)], taken="c", range=d.range)
+
+
+def test_each_hand_draws_from_its_own_stream():
+    # Common random numbers (protocol.seeding): the action sampled in a hand does not
+    # depend on the hands played before it.
+    def taken(numbers):
+        agent = Agent(GAME, StrengthStrategist(GAME), TimeManager(TimeLimits()), seed=9)
+        return {n: str(agent.decide(parse_matchstate(f"MATCHSTATE:0:{n}:r300:AsKd|", GAME)).action) for n in numbers}
+
+    every, even = taken(range(40)), taken(range(0, 40, 2))
+    assert all(every[n] == even[n] for n in even)
+    assert len(set(every.values())) > 1  # the strategy is mixed: the draws decide
+
+
+def test_the_pipeline_restarts_its_streams_each_hand():
+    from agent.pipeline import Pipeline
+    from agent.solving import SolvingStage
+
+    def states(warm: int) -> tuple:
+        pipeline = Pipeline(StandIn(), SolvingStage(np.random.default_rng(0)), seed=4)
+        pipeline.rng.random(warm), pipeline.solving.rng.random(warm)  # earlier hands' draws
+        pipeline.start_hand(12, 1)
+        return pipeline.rng.random(), pipeline.solving.rng.random()
+
+    first = states(0)
+    assert states(7) == first and first[0] != first[1]
+
+
+class StandIn:
+    tree = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -132,3 +133,21 @@ def test_a_folder_another_run_plays_in_is_refused(tmp_path):
 def test_resume_takes_the_settings_from_the_run_folder(tmp_path):
     result = dealer_run("--resume", str(tmp_path), "--hands", "10")
     assert result.returncode == 2 and "leave out --hands" in result.stderr
+
+
+def test_a_seat_draws_the_same_numbers_in_a_hand_whatever_came_before(tmp_path):
+    # Per-hand random streams (protocol.seeding): against `fold` most hands end at once,
+    # against `call` they run on, yet `random` opens every hand it acts first in alike.
+    logs = []
+    for opponent in ("call", "fold"):
+        result = dealer_run("random", opponent, "--hands", "80", "--seed", "3", "--out", str(tmp_path / opponent))
+        assert result.returncode == 0, result.stderr
+        logs.append(read_match_log(tmp_path / opponent / "match.log"))
+    opened = [
+        (re.match(r"f|c|r\d+", a.state.betting).group(), re.match(r"f|c|r\d+", b.state.betting).group())
+        for a, b in zip(*(log.hands for log in logs))
+        if a.names[1] == b.names[1] == "random"  # position 1 acts first preflop
+    ]
+    assert len(opened) == 40
+    assert all(x == y for x, y in opened), opened
+    assert len(set(opened)) > 3  # real draws: folds, calls and raises of several sizes
