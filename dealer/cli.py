@@ -1,5 +1,5 @@
 """The ``dealer`` command: ``run`` a local match, ``serve`` a reference-compatible
-dealer, play a baseline ``bot``, or ``report`` on match logs."""
+dealer, play a baseline ``bot``, ``report`` on match logs, or ``compare`` two bots."""
 
 from __future__ import annotations
 
@@ -176,6 +176,22 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     )
 
 
+def _compare_arguments(p: argparse.ArgumentParser) -> None:
+    from dealer.evaluation.compare import add_compare_arguments, run_compare
+
+    add_compare_arguments(p)
+    p.set_defaults(func=run_compare)
+
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    sub.add_parser(
+        "compare",
+        help="did bot X win more than bot Y against the same opponents? (paired by deal)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        populate=_compare_arguments,
+    )
+
+
 class _LazyParser(argparse.ArgumentParser):
     """A command's parser that may add its arguments only when that command is used.
 
@@ -218,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve(sub)
     _add_bot(sub)
     _add_report(sub)
+    _add_compare(sub)
     return parser
 
 

@@ -122,12 +122,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Run ``dealer report`` from parsed arguments; returns the exit code."""
-    decisions = args.decisions
-    if decisions is None and (args.logs[0].parent / "decisions").is_dir():
-        decisions = args.logs[0].parent / "decisions"
     try:
-        if decisions is not None and not decisions.exists():
-            raise EvaluationError(f"--decisions {decisions}: no such folder or decision log")
+        decisions = default_decisions(args.logs, args.decisions)
         game = load_game(args.game) if args.game else None
         report_match(
             args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
@@ -196,15 +192,76 @@ def report_match(
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
             or JSON file that cannot be written.
     """
+    evaluated = evaluate_logs(
+        log_paths, decisions, game=game, progress=progress, full_range=full_range, guard=guard, value=value,
+        blueprint=blueprint,
+    )  # fmt: skip
+    logs, results, index = evaluated.logs, evaluated.results, evaluated.index
+    report = _build(logs, results, index, evaluated.notes)
+    report["value_function"] = evaluated.value_function
+    _print(report, out)
+    if json_path is not None:
+        try:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
+        except OSError as exc:
+            raise EvaluationError(f"cannot write the JSON summary to {json_path} ({exc.strerror or exc})") from None
+    if plot_path is not None:
+        _plot(logs, results, _lineups(logs), plot_path)
+    return report
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """Match logs read and valued: per log its summary and AIVAT (seats in log order)."""
+
+    logs: list[LogSummary]
+    results: list[MatchAivat]
+    index: DecisionIndex
+    notes: list[str]
+    seat_values: CheckDown
+
+    @property
+    def value_function(self) -> str:
+        return self.seat_values.name
+
+
+def default_decisions(logs: Sequence[Path], decisions: Path | None) -> Path | None:
+    """``decisions``, or else the ``decisions`` folder beside the first log if there is one.
+
+    Raises:
+        EvaluationError: if ``decisions`` was given and does not exist.
+    """
+    if decisions is None:
+        folder = logs[0].parent / "decisions"
+        return folder if folder.is_dir() else None
+    if not decisions.exists():
+        raise EvaluationError(f"--decisions {decisions}: no such folder or decision log")
+    return decisions
+
+
+def evaluate_logs(
+    log_paths: Sequence[Path],
+    decisions: Path | None,
+    *,
+    game: GameDef | None = None,
+    progress: bool = False,
+    full_range: bool = True,
+    guard: bool = True,
+    value: str | CheckDown = "check-down",
+    blueprint: Path | None = None,
+) -> Evaluated:
+    """Read every log hand by hand and value it (raw chips and AIVAT); the arguments
+    are :func:`report_match`'s (``value`` may also be a ṽ already loaded, to reuse it)."""
     if decisions is not None and decisions.is_file():
         files = [decisions]
     else:
         files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
     index = stream_decision_logs(files)
-    if value == "blueprint" and progress:
+    if value == "blueprint" and progress:  # (a loaded ṽ is not a string)
         print("dealer report: --value blueprint loads the blueprint and averages its value over every deal first "
               "(about 20 s)", file=sys.stderr)  # fmt: skip
-    seat_values = _seat_values(value, blueprint)
+    seat_values = value if isinstance(value, CheckDown) else _seat_values(value, blueprint)
     readers = [MatchLogReader(p, game) for p in log_paths]
     bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
     logs, results, notes = [], [], []
@@ -217,18 +274,7 @@ def report_match(
             notes += [note] if note else []
     finally:
         bar.close()
-    report = _build(logs, results, index, notes)
-    report["value_function"] = seat_values.name
-    _print(report, out)
-    if json_path is not None:
-        try:
-            json_path.parent.mkdir(parents=True, exist_ok=True)
-            json_path.write_text(json.dumps(_finite(report), indent=2) + "\n")
-        except OSError as exc:
-            raise EvaluationError(f"cannot write the JSON summary to {json_path} ({exc.strerror or exc})") from None
-    if plot_path is not None:
-        _plot(logs, results, _lineups(logs), plot_path)
-    return report
+    return Evaluated(logs, results, index, notes, seat_values)
 
 
 def _seat_values(value: str, blueprint: Path | None) -> CheckDown:

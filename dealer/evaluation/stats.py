@@ -143,21 +143,29 @@ def duplicate_groups(logs: Sequence[MatchLog | LogSummary]) -> list[DuplicateGro
             raise PairingError(
                 f"{logs[members[0]].path} and another log share game, seed and seat order; they are not mirrored matches"
             )
-        deals = [logs[i].deals for i in members]
-        hands = min(len(d) for d in deals)
-        for i, other in zip(members[1:], deals[1:]):
-            # Boards differ in length where one hand ended sooner (-1 past its end).
-            a, b = deals[0][:hands], other[:hands]
-            differ = ((a != b) & (a >= 0) & (b >= 0)).any(axis=1)
-            if differ.any():
-                raise PairingError(
-                    f"{logs[members[0]].path} and {logs[i].path} have the same seed but deal different cards in hand "
-                    f"{int(np.argmax(differ))}"
-                )
+        hands = min(len(logs[i].deals) for i in members)
+        for i in members[1:]:
+            check_same_deals(logs[members[0]], logs[i], hands)
         seats = tuple(sorted(logs[members[0]].seats))
         complete = set(orders) == set(permutations(logs[members[0]].seats))
         groups.append(DuplicateGroup(tuple(members), seats, hands, complete))
     return groups
+
+
+def check_same_deals(a: MatchLog | LogSummary, b: MatchLog | LogSummary, hands: int) -> None:
+    """Check that logs ``a`` and ``b`` (same seed) dealt every position the same cards
+    in their first ``hands`` hands.
+
+    Raises:
+        PairingError: naming the first hand that differs.
+    """
+    # Boards differ in length where one hand ended sooner (-1 past its end).
+    x, y = a.deals[:hands], b.deals[:hands]
+    differ = ((x != y) & (x >= 0) & (y >= 0)).any(axis=1)
+    if differ.any():
+        raise PairingError(
+            f"{a.path} and {b.path} have the same seed but deal different cards in hand {int(np.argmax(differ))}"
+        )
 
 
 def duplicate_values(group: DuplicateGroup, per_log: Sequence[np.ndarray], seat_orders: Sequence[tuple[str, ...]]) -> np.ndarray:

@@ -1,0 +1,283 @@
+"""``dealer compare``: did bot X win more than bot Y against the same opponents, on the same deals?
+
+Two sets of match logs played with the same game, seeds and seat orders differ in one
+seat: the first set has the *candidate* where the *baseline* set has the baseline.
+Hand h of a log and of its partner dealt the same cards, so the difference of the two
+seats' values in hand h removes the luck of the cards.  Seats that draw their random
+numbers per hand (:mod:`protocol.seeding`: ``dealer bot`` and ``agent`` do) also play
+alike until the compared seat first acts differently, so a hand in which the two bots
+would act alike cancels exactly (common random numbers).
+
+Whatever the bots, the mean difference is an unbiased estimate of the candidate's
+expected winnings minus the baseline's against those opponents; pairing only shrinks
+its spread.  Per estimator (raw chips, duplicate-averaged, AIVAT, AIVAT + duplicate)
+it is printed with a 95% confidence interval and a one-tailed t test that the
+candidate wins more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from dealer.evaluation.matchlog import EvaluationError, LogSummary
+from dealer.evaluation.report import VALUES, Evaluated, _finite, _fmt, _p, default_decisions, evaluate_logs
+from dealer.evaluation.stats import check_same_deals, duplicate_groups, std_reduction, summarize
+from protocol.errors import ProtocolError
+from protocol.gamedef import load_game
+
+EPILOG = """examples:
+  dealer run agent agent-blueprint --duplicate --hands 5000 --seed 21 --names agent,opponent --out a
+  dealer run agent-blueprint agent-blueprint --duplicate --hands 5000 --seed 21 --names blueprint,opponent --out b
+  dealer compare a/*.log --baseline b/*.log                  # agent against blueprint, both facing opponent
+  dealer compare a/*.log --baseline b/*.log --value blueprint --json cmp.json
+  dealer compare v2/*.log --baseline v1/*.log --seat mybot   # the compared seat has one name in both
+
+Play both sets with the same --seed (and --duplicate or not alike): a log is paired with
+the baseline log of the same game, seed and seat order once the candidate's name is
+replaced by the baseline's.  Decision logs come from a 'decisions' folder beside each
+set's first log unless given.  p(better) is a one-tailed t test that the candidate's
+mean minus the baseline's is above 0; "pairing cut" is how much smaller the spread of
+the paired difference is than that of two independent matches of the same length."""
+
+ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
+
+
+class CompareError(EvaluationError):
+    """The two sets of logs cannot be paired (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Log ``a`` of the first set and log ``b`` of the baseline set, paired on their first ``hands``."""
+
+    a: int
+    b: int
+    hands: int
+
+
+def compared_seats(a: Sequence[LogSummary], b: Sequence[LogSummary], seat: str | None) -> tuple[str, str]:
+    """The candidate's and the baseline's seat names (``seat`` for both when given)."""
+    names_a = {s for m in a for s in m.seats}
+    names_b = {s for m in b for s in m.seats}
+    if seat is not None:
+        for label, names in (("first", names_a), ("baseline", names_b)):
+            if seat not in names:
+                raise CompareError(f"--seat {seat}: no log of the {label} set has a seat of that name")
+        return seat, seat
+    only_a, only_b = sorted(names_a - names_b), sorted(names_b - names_a)
+    if len(only_a) != 1 or len(only_b) != 1:
+        raise CompareError(
+            "the two sets must differ in exactly one seat name (only in the first: "
+            f"{', '.join(only_a) or 'none'}; only in the baseline set: {', '.join(only_b) or 'none'}); "
+            "give --seat NAME when the compared seat has the same name in both"
+        )
+    return only_a[0], only_b[0]
+
+
+def pair_logs(a: Sequence[LogSummary], b: Sequence[LogSummary], candidate: str, baseline: str) -> list[Pair]:
+    """Pair every log of ``a`` with the log of ``b`` of the same game, seed and seat order
+    (``candidate`` read as ``baseline``), checking that they dealt the same cards."""
+    by_key = {(m.game, m.seed, m.seats): j for j, m in enumerate(b)}
+    pairs = []
+    for i, m in enumerate(a):
+        if candidate not in m.seats:
+            raise CompareError(f"{m.path} has no seat named {candidate} (its seats: {', '.join(m.seats)})")
+        key = (m.game, m.seed, tuple(baseline if s == candidate else s for s in m.seats))
+        j = by_key.pop(key, None)
+        if j is None:
+            raise CompareError(f"no baseline log has the game, seed ({m.seed}) and seat order ({', '.join(key[2])}) of {m.path}")
+        hands = min(m.num_hands, b[j].num_hands)
+        check_same_deals(m, b[j], hands)
+        pairs.append(Pair(i, j, hands))
+    return pairs
+
+
+def _per_hand(first: Evaluated, base: Evaluated, pairs: Sequence[Pair], candidate: str, baseline: str) -> dict[str, np.ndarray]:
+    """``float64[hands, 2]`` per estimator: the candidate's and the baseline's values per
+    paired hand (duplicate estimators average over each mirrored group of the first set)."""
+    columns = {}
+    for source in ("raw", "aivat"):
+        columns[source] = [
+            np.column_stack(
+                [
+                    getattr(first.results[p.a], source)[: p.hands, first.logs[p.a].seats.index(candidate)],
+                    getattr(base.results[p.b], source)[: p.hands, base.logs[p.b].seats.index(baseline)],
+                ]
+            )
+            for p in pairs
+        ]
+    values = {name: np.concatenate(arrays) for name, arrays in columns.items()}
+    by_log = {p.a: k for k, p in enumerate(pairs)}
+    groups = duplicate_groups(first.logs)
+    if groups:
+        for source in ("raw", "aivat"):
+            mirrored = []
+            for g in groups:
+                hands = min(pairs[by_log[i]].hands for i in g.members)
+                mirrored.append(np.mean([columns[source][by_log[i]][:hands] for i in g.members], axis=0))
+            values["duplicate" if source == "raw" else "aivat+duplicate"] = np.concatenate(mirrored)
+    return {name: values[name] for name in ESTIMATORS if name in values}
+
+
+def compare_matches(
+    first_logs: Sequence[Path],
+    baseline_logs: Sequence[Path],
+    *,
+    decisions: Path | None = None,
+    baseline_decisions: Path | None = None,
+    seat: str | None = None,
+    out: TextIO = sys.stdout,
+    json_path: Path | None = None,
+    progress: bool = False,
+    guard: bool = False,
+    value: str = "check-down",
+    blueprint: Path | None = None,
+    game_file: str | None = None,
+) -> dict[str, Any]:
+    """Pair the logs, print the comparison to ``out`` and return it as a dict.
+
+    ``guard`` is off by default: it picks raw chips or AIVAT per log from that log's
+    past, and a paired difference cancels only when both logs used the same one.
+
+    Raises:
+        EvaluationError: (one sentence) for unreadable logs or logs that cannot be paired.
+    """
+    game = load_game(game_file) if game_file else None
+    options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint)
+    first = evaluate_logs(first_logs, default_decisions(first_logs, decisions), value=value, **options)
+    base = evaluate_logs(baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=first.seat_values, **options)
+    games = {m.game for m in first.logs + base.logs}
+    if len(games) != 1:
+        raise CompareError("the logs play more than one game; compare one game at a time")
+    candidate, baseline = compared_seats(first.logs, base.logs, seat)
+    pairs = pair_logs(first.logs, base.logs, candidate, baseline)
+    big_blind = first.logs[0].game.big_blind
+    values = _per_hand(first, base, pairs, candidate, baseline)
+    rows = {}
+    for name, v in values.items():
+        diff = summarize(v[:, 0] - v[:, 1], big_blind)
+        own = [summarize(v[:, k], big_blind) for k in (0, 1)]
+        independent = math.sqrt(own[0].std ** 2 + own[1].std ** 2)
+        rows[name] = {
+            "difference": diff.as_dict(),
+            "candidate": own[0].as_dict(),
+            "baseline": own[1].as_dict(),
+            "pairing_std_reduction": std_reduction(independent, diff.std),
+        }
+    raw = values["raw"]
+    opponents = sorted({s for m in first.logs for s in m.seats} - {candidate})
+    result = {
+        "candidate": candidate,
+        "baseline": baseline,
+        "opponents": opponents,
+        "game": first.logs[0].game_file,
+        "big_blind": big_blind,
+        "pairs": [{"log": str(first.logs[p.a].path), "baseline_log": str(base.logs[p.b].path), "hands": p.hands} for p in pairs],
+        "hands": int(raw.shape[0]),
+        "hands_alike": int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
+        "value_function": first.value_function,
+        "guard": guard,
+        "decision_logs": [str(p) for p in first.index.files + base.index.files],
+        "results": rows,
+        "notes": first.notes + base.notes,
+    }
+    _print(result, out)
+    if json_path is not None:
+        try:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(_finite(result), indent=2) + "\n")
+        except OSError as exc:
+            raise EvaluationError(f"cannot write the JSON summary to {json_path} ({exc.strerror or exc})") from None
+    return result
+
+
+def _print(result: dict[str, Any], out: TextIO) -> None:
+    cand, base = result["candidate"], result["baseline"]
+    same = cand == base
+    a_label, b_label = (f"{cand} (first set)", f"{base} (baseline set)") if same else (cand, base)
+    print(
+        f"Paired comparison: {a_label} against {b_label}, each facing {', '.join(result['opponents'])} on the same "
+        f"deals - {result['game']} (big blind {result['big_blind']}), {len(result['pairs'])} pair(s) of logs",
+        file=out,
+    )
+    header = ["estimator", "hands", f"{a_label} mbb/hand", f"{b_label} mbb/hand", "difference", "95% CI (mbb/hand)",
+              "s.e.", "p(better)", "pairing cut"]  # fmt: skip
+    rows = []
+    for name, r in result["results"].items():
+        d = r["difference"]
+        rows.append(
+            [
+                name, f"{d['hands']:,}", _fmt(r["candidate"]["mbb_per_hand"]), _fmt(r["baseline"]["mbb_per_hand"]),
+                _fmt(d["mbb_per_hand"]), f"[{_fmt(d['mbb_ci_low'])}, {_fmt(d['mbb_ci_high'])}]", _fmt(d["mbb_stderr"]),
+                _p(d["p_value"]),
+                f"{100 * r['pairing_std_reduction']:.1f}%" if math.isfinite(r["pairing_std_reduction"]) else "-",
+            ]
+        )  # fmt: skip
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print(
+            "  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))),
+            file=out,
+        )
+    alike, hands = result["hands_alike"], result["hands"]
+    print(f"  hands with equal chips in both sets: {alike:,} of {hands:,} ({100 * alike / max(hands, 1):.1f}%)", file=out)
+    print(f"  AIVAT value function: {result['value_function']}; decision logs read: {len(result['decision_logs'])}", file=out)
+    print(
+        f"  (difference: {a_label} minus {b_label}, per paired hand; p(better): one-tailed t test that it is above 0;"
+        " pairing cut: against two independent matches of this length)",
+        file=out,
+    )
+    for note in result["notes"]:
+        print(f"note: {note}", file=out)
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``dealer compare``'s arguments to ``parser``."""
+    parser.description = (
+        "Did bot X win more than bot Y against the same opponents, on the same deals?  The paired\n"
+        "difference per hand (raw, duplicate, AIVAT), a 95% confidence interval and a one-tailed t test."
+    )
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs with the candidate seat")
+    parser.add_argument(
+        "--baseline", metavar="LOG", nargs="+", type=Path, required=True,
+        help="match logs with the baseline seat, played with the same seeds and seat orders",
+    )  # fmt: skip
+    parser.add_argument("--seat", metavar="NAME", help="the compared seat's name when it is the same in both sets")
+    parser.add_argument("--decisions", metavar="DIR|FILE", type=Path, help="decision logs of the first set")
+    parser.add_argument("--baseline-decisions", metavar="DIR|FILE", type=Path, help="decision logs of the baseline set")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the comparison as JSON")
+    parser.add_argument(
+        "--guard", action="store_true",
+        help="let AIVAT fall back to raw chips per log as dealer report does (off: it breaks the pairing)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--value", choices=VALUES, default="check-down",
+        help="ṽ of the whole-range AIVAT estimator, as in dealer report (default check-down)",
+    )  # fmt: skip
+    parser.add_argument("--blueprint", metavar="FILE", type=Path, help="the blueprint --value blueprint uses")
+    parser.add_argument("--game", metavar="GAME", help="the game of every log, when a log's header names a missing file")
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Run ``dealer compare`` from parsed arguments; returns the exit code."""
+    try:
+        compare_matches(
+            args.logs, args.baseline, decisions=args.decisions, baseline_decisions=args.baseline_decisions,
+            seat=args.seat, json_path=args.json, progress=True, guard=args.guard, value=args.value,
+            blueprint=args.blueprint, game_file=args.game,
+        )  # fmt: skip
+    except (EvaluationError, ProtocolError) as exc:
+        print(f"dealer compare: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,91 @@
+"""``dealer compare``: two bots against the same opponent on the same deals, paired per hand."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dealer.evaluation.compare import CompareError, compare_matches
+from dealer.evaluation.matchlog import read_match_log
+from dealer.evaluation.report import report_match
+
+
+def _run(out: Path, seats: str, names: str, seed: int = 4) -> list[Path]:
+    result = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "run", *seats.split(), "--hands", "200", "--duplicate", "--seed", str(seed),
+         "--names", names, "--out", str(out), "--quiet"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return sorted(out.glob("*.log"))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, list[Path]]:
+    root = tmp_path_factory.mktemp("compare")
+    return {
+        "random": _run(root / "random", "random call", "random,call"),
+        "twin": _run(root / "twin", "random call", "twin,call"),  # the same bot under another name
+        "fold": _run(root / "fold", "fold call", "folder,call"),
+        "other-seed": _run(root / "other-seed", "fold call", "folder,call", seed=5),
+    }
+
+
+def test_the_same_bot_under_another_name_plays_every_hand_alike(runs):
+    # Per-hand random streams: the twin draws what `random` drew, hand by hand.
+    result = compare_matches(runs["random"], runs["twin"], out=io.StringIO())
+    assert (result["candidate"], result["baseline"], result["opponents"]) == ("random", "twin", ["call"])
+    assert result["hands"] == 400 and result["hands_alike"] == 400
+    for name in ("raw", "duplicate", "aivat", "aivat+duplicate"):
+        assert result["results"][name]["difference"]["mean"] == 0.0
+
+
+def test_the_difference_is_the_candidates_mean_minus_the_baselines(runs, tmp_path):
+    out = io.StringIO()
+    result = compare_matches(runs["random"], runs["fold"], out=out, json_path=tmp_path / "c.json")
+    raw = result["results"]["raw"]
+    # Each side's own mean is what its own logs say.
+    chips = [np.mean([v for p in runs[k] for v in read_match_log(p).seat_values(seat)]) for k, seat in
+             (("random", "random"), ("fold", "folder"))]  # fmt: skip
+    assert raw["candidate"]["mean"] == pytest.approx(chips[0]) and raw["baseline"]["mean"] == pytest.approx(chips[1])
+    assert raw["difference"]["mean"] == pytest.approx(chips[0] - chips[1])
+    # ... and their AIVAT means are dealer report's.
+    report = report_match(runs["random"], runs["random"][0].parent / "decisions", out=io.StringIO(), guard=False)
+    mine = report["lineups"][0]["results"]["random"]["aivat"]["mean"]
+    assert result["results"]["aivat"]["candidate"]["mean"] == pytest.approx(mine)
+    # Hands where `random` folds its small blind at once end alike against the folder.
+    assert 0 < result["hands_alike"] < 400
+    text = out.getvalue()
+    assert "Paired comparison: random against folder, each facing call" in text and "p(better)" in text
+    assert json.loads((tmp_path / "c.json").read_text())["results"]["raw"]["difference"]["hands"] == 400
+
+
+def test_logs_that_cannot_be_paired_are_refused_in_one_sentence(runs):
+    with pytest.raises(CompareError, match="no baseline log has the game, seed"):
+        compare_matches(runs["random"], runs["other-seed"], out=io.StringIO())
+    with pytest.raises(CompareError, match="differ in exactly one seat name"):
+        compare_matches(runs["random"], runs["random"], out=io.StringIO())
+    with pytest.raises(CompareError, match="--seat nobody: no log of the first set"):
+        compare_matches(runs["random"], runs["random"], seat="nobody", out=io.StringIO())
+    # With --seat, one name compared in both sets (here the same logs: every hand alike).
+    assert compare_matches(runs["random"], runs["random"], seat="random", out=io.StringIO())["hands_alike"] == 400
+
+
+def test_the_command_line(runs):
+    ok = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "compare", *map(str, runs["random"]), "--baseline", *map(str, runs["fold"])],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert "random against folder" in ok.stdout and "aivat+duplicate" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "dealer.cli", "compare", *map(str, runs["random"]), "--baseline", *map(str, runs["other-seed"])],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 1 and bad.stderr.startswith("dealer compare: no baseline log") and bad.stderr.count("\n") == 1
