@@ -152,7 +152,7 @@ def compare_matches(
         EvaluationError: (one sentence) for unreadable logs or logs that cannot be paired.
     """
     game = load_game(game_file) if game_file else None
-    options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint)
+    options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint, prog="dealer compare")
     first = evaluate_logs(first_logs, default_decisions(first_logs, decisions), value=value, **options)
     base = evaluate_logs(baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=first.seat_values, **options)
     games = {m.game for m in first.logs + base.logs}

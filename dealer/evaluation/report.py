@@ -250,16 +250,18 @@ def evaluate_logs(
     guard: bool = True,
     value: str | CheckDown = "check-down",
     blueprint: Path | None = None,
+    prog: str = "dealer report",
 ) -> Evaluated:
     """Read every log hand by hand and value it (raw chips and AIVAT); the arguments
-    are :func:`report_match`'s (``value`` may also be a ṽ already loaded, to reuse it)."""
+    are :func:`report_match`'s (``value`` may also be a ṽ already loaded, to reuse it);
+    ``prog`` names the command in messages."""
     if decisions is not None and decisions.is_file():
         files = [decisions]
     else:
         files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
     index = stream_decision_logs(files)
     if value == "blueprint" and progress:  # (a loaded ṽ is not a string)
-        print("dealer report: --value blueprint loads the blueprint and averages its value over every deal first "
+        print(f"{prog}: --value blueprint loads the blueprint and averages its value over every deal first "
               "(about 20 s)", file=sys.stderr)  # fmt: skip
     seat_values = value if isinstance(value, CheckDown) else _seat_values(value, blueprint)
     readers = [MatchLogReader(p, game) for p in log_paths]

@@ -84,7 +84,7 @@ def _decisions(path: Path) -> list[tuple[int, str, str]]:
 
 
 def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path):
-    args = ["call", "raise", "--hands", "1000", "--seed", "4", "--quiet"]
+    args = ["random", "raise", "--hands", "1000", "--seed", "4", "--quiet"]
     whole = dealer_run(*args, "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stderr
     cut = tmp_path / "cut"
@@ -111,7 +111,7 @@ def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert "resumed" in resumed.stderr
     assert log.read_text() == (tmp_path / "whole" / "match.log").read_text()
-    for seat in ("call", "raise"):  # every decision once, as in the uninterrupted run
+    for seat in ("random", "raise"):  # every decision once, as in the uninterrupted run
         name = f"match.{seat}.dlog"
         assert _decisions(cut / "decisions" / name) == _decisions(tmp_path / "whole" / "decisions" / name)
     # A finished run has nothing left to resume: the logs stay as they are.
