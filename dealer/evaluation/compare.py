@@ -43,10 +43,10 @@ EPILOG = """examples:
 
 Play both sets with the same --seed (and --duplicate or not alike): a log is paired with
 the baseline log of the same game, seed and seat order once the candidate's name is
-replaced by the baseline's.  Decision logs come from a 'decisions' folder beside each
-set's first log unless given.  p(better) is a one-tailed t test that the candidate's
-mean minus the baseline's is above 0; "pairing cut" is how much smaller the spread of
-the paired difference is than that of two independent matches of the same length."""
+replaced by the baseline's.  Decision logs come from the 'decisions' folder beside each
+log unless given.  p(better) is a one-tailed t test that the candidate's mean minus the
+baseline's is above 0; "pairing cut" is how much smaller the spread of the paired
+difference is than that of two independent matches of the same length."""
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
@@ -186,9 +186,9 @@ def compare_matches(
         "hands_alike": int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
         "value_function": first.value_function,
         "guard": guard,
-        "decision_logs": [str(p) for p in first.index.files + base.index.files],
+        "decision_logs": [str(p) for p in first.decision_files + base.decision_files],
         "results": rows,
-        "notes": first.notes + base.notes,
+        "notes": list(dict.fromkeys(first.notes + base.notes)),  # both sets often say the same
     }
     _print(result, out)
     if json_path is not None:

@@ -93,7 +93,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs (MATCH.log)")
     parser.add_argument(
         "--decisions", metavar="DIR|FILE", type=Path,
-        help="a decision log (.dlog) or a folder of them; default: a 'decisions' folder next to the first log, if any",
+        help="a decision log (.dlog) or a folder of them; default: the 'decisions' folder next to each log, if any",
     )  # fmt: skip
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write the summary as JSON")
     parser.add_argument("--plot", metavar="FILE.png", type=Path, help="draw cumulative winnings (needs matplotlib)")
@@ -174,8 +174,9 @@ def report_match(
     Args:
         log_paths: match logs; mirrored ones (same game and seed) are paired.
         decisions: a decision log (``.dlog``), or a folder whose ``*.dlog`` files
-            (searched recursively) give the decisions AIVAT corrects; None or a
-            missing folder means none.
+            (searched recursively) give the decisions AIVAT corrects; or a list of
+            those, one per log (see :func:`default_decisions`); None or a missing
+            folder means none.
         json_path: also write the returned dict there as JSON (folders are created).
         plot_path: also draw cumulative winnings there (needs matplotlib).
         game: the game of every log, instead of the one each header names.
@@ -196,8 +197,8 @@ def report_match(
         log_paths, decisions, game=game, progress=progress, full_range=full_range, guard=guard, value=value,
         blueprint=blueprint,
     )  # fmt: skip
-    logs, results, index = evaluated.logs, evaluated.results, evaluated.index
-    report = _build(logs, results, index, evaluated.notes)
+    logs, results = evaluated.logs, evaluated.results
+    report = _build(logs, results, evaluated.decision_files, evaluated.notes)
     report["value_function"] = evaluated.value_function
     _print(report, out)
     if json_path is not None:
@@ -217,7 +218,7 @@ class Evaluated:
 
     logs: list[LogSummary]
     results: list[MatchAivat]
-    index: DecisionIndex
+    decision_files: list[Path]
     notes: list[str]
     seat_values: CheckDown
 
@@ -226,15 +227,16 @@ class Evaluated:
         return self.seat_values.name
 
 
-def default_decisions(logs: Sequence[Path], decisions: Path | None) -> Path | None:
-    """``decisions``, or else the ``decisions`` folder beside the first log if there is one.
+def default_decisions(logs: Sequence[Path], decisions: Path | None) -> Path | list[Path | None]:
+    """``decisions`` for every log, or else per log the ``decisions`` folder beside it if
+    there is one: logs of several ``dealer run`` folders then each read their own
+    (their match names repeat from one run to the next).
 
     Raises:
         EvaluationError: if ``decisions`` was given and does not exist.
     """
     if decisions is None:
-        folder = logs[0].parent / "decisions"
-        return folder if folder.is_dir() else None
+        return [folder if (folder := log.parent / "decisions").is_dir() else None for log in logs]
     if not decisions.exists():
         raise EvaluationError(f"--decisions {decisions}: no such folder or decision log")
     return decisions
@@ -242,7 +244,7 @@ def default_decisions(logs: Sequence[Path], decisions: Path | None) -> Path | No
 
 def evaluate_logs(
     log_paths: Sequence[Path],
-    decisions: Path | None,
+    decisions: Path | Sequence[Path | None] | None,
     *,
     game: GameDef | None = None,
     progress: bool = False,
@@ -255,11 +257,10 @@ def evaluate_logs(
     """Read every log hand by hand and value it (raw chips and AIVAT); the arguments
     are :func:`report_match`'s (``value`` may also be a ṽ already loaded, to reuse it);
     ``prog`` names the command in messages."""
-    if decisions is not None and decisions.is_file():
-        files = [decisions]
-    else:
-        files = sorted(decisions.rglob("*.dlog")) if decisions is not None and decisions.is_dir() else []
-    index = stream_decision_logs(files)
+    sources = list(decisions) if isinstance(decisions, (list, tuple)) else [decisions] * len(log_paths)
+    if len(sources) != len(log_paths):
+        raise EvaluationError(f"{len(sources)} decision sources for {len(log_paths)} logs")
+    indexes = {source: stream_decision_logs(_decision_files(source)) for source in dict.fromkeys(sources)}
     if value == "blueprint" and progress:  # (a loaded ṽ is not a string)
         print(f"{prog}: --value blueprint loads the blueprint and averages its value over every deal first "
               "(about 20 s)", file=sys.stderr)  # fmt: skip
@@ -268,15 +269,23 @@ def evaluate_logs(
     bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
     logs, results, notes = [], [], []
     try:
-        for reader in readers:
-            result, note = _evaluate_log(reader, index, bar, full_range, seat_values)
+        for reader, source in zip(readers, sources):
+            result, note = _evaluate_log(reader, indexes[source], bar, full_range, seat_values)
             result = guarded(result) if guard else result
             logs.append(reader.summary())
             results.append(result)
             notes += [note] if note else []
     finally:
         bar.close()
-    return Evaluated(logs, results, index, notes, seat_values)
+    files = sorted({f for index in indexes.values() for f in index.files})
+    return Evaluated(logs, results, files, notes, seat_values)
+
+
+def _decision_files(source: Path | None) -> list[Path]:
+    """A decision log itself, the ``*.dlog`` files under a folder, or none."""
+    if source is not None and source.is_file():
+        return [source]
+    return sorted(source.rglob("*.dlog")) if source is not None and source.is_dir() else []
 
 
 def _seat_values(value: str, blueprint: Path | None) -> CheckDown:
@@ -353,7 +362,7 @@ def _lineups(logs: Sequence[LogSummary]) -> list[_Lineup]:
 
 
 def _build(
-    logs: Sequence[LogSummary], results: Sequence[MatchAivat], index: DecisionIndex, notes: Sequence[str] = ()
+    logs: Sequence[LogSummary], results: Sequence[MatchAivat], decision_files: Sequence[Path], notes: Sequence[str] = ()
 ) -> dict[str, Any]:
     groups = duplicate_groups(logs)
     notes = [n for m in logs for n in m.notes] + list(notes)
@@ -423,7 +432,7 @@ def _build(
             }
             for m in logs
         ],
-        "decision_logs": [str(p) for p in index.files],
+        "decision_logs": [str(p) for p in decision_files],
         "lineups": lineups,
         "notes": notes,
     }

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from dealer.evaluation.compare import CompareError, compare_matches
-from dealer.evaluation.matchlog import read_match_log
-from dealer.evaluation.report import report_match
+from dealer.evaluation.matchlog import EvaluationError, read_match_log
+from dealer.evaluation.report import default_decisions, report_match
 
 
 def _run(out: Path, seats: str, names: str, seed: int = 4) -> list[Path]:
@@ -89,3 +89,17 @@ def test_the_command_line(runs):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 1 and bad.stderr.startswith("dealer compare: no baseline log") and bad.stderr.count("\n") == 1
+
+
+def test_logs_of_several_runs_read_the_decision_logs_beside_them(runs):
+    # Both runs name their matches match.1 and match.2; one index over both folders
+    # would see two seats log the same position of the same hand.
+    logs = runs["random"] + runs["twin"]
+    report = report_match(logs, default_decisions(logs, None), out=io.StringIO(), guard=False)
+    lineups = {tuple(sorted(lu["seats"])): lu for lu in report["lineups"]}
+    assert lineups[("call", "random")]["results"]["random"]["decisions_corrected"] > 0
+    assert lineups[("call", "twin")]["results"]["twin"]["decisions_corrected"] > 0
+    assert len(report["decision_logs"]) == 8
+    with pytest.raises(EvaluationError, match="logged decisions for position 0 of hand 0"):
+        folder = logs[0].parent.parent
+        report_match(logs, folder, out=io.StringIO())  # every decision log under one folder: ambiguous
