@@ -29,7 +29,16 @@ from typing import Any, TextIO
 import numpy as np
 
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
-from dealer.evaluation.report import VALUES, Evaluated, _finite, _fmt, _p, default_decisions, evaluate_logs
+from dealer.evaluation.report import (
+    VALUES,
+    Evaluated,
+    _finite,
+    _fmt,
+    _p,
+    add_jobs_argument,
+    default_decisions,
+    evaluate_logs,
+)
 from dealer.evaluation.stats import check_same_deals, duplicate_groups, std_reduction, summarize
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
@@ -142,6 +151,7 @@ def compare_matches(
     value: str = "check-down",
     blueprint: Path | None = None,
     game_file: str | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Pair the logs, print the comparison to ``out`` and return it as a dict.
 
@@ -152,9 +162,11 @@ def compare_matches(
         EvaluationError: (one sentence) for unreadable logs or logs that cannot be paired.
     """
     game = load_game(game_file) if game_file else None
-    options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint, prog="dealer compare")
+    options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint, jobs=jobs)
+    options["prog"] = "dealer compare"
     first = evaluate_logs(first_logs, default_decisions(first_logs, decisions), value=value, **options)
-    base = evaluate_logs(baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=first.seat_values, **options)
+    reuse = first.seat_values or value  # the ṽ the first set loaded, unless worker processes held it
+    base = evaluate_logs(baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=reuse, **options)
     games = {m.game for m in first.logs + base.logs}
     if len(games) != 1:
         raise CompareError("the logs play more than one game; compare one game at a time")
@@ -267,6 +279,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--blueprint", metavar="FILE", type=Path, help="the blueprint --value blueprint uses")
     parser.add_argument("--game", metavar="GAME", help="the game of every log, when a log's header names a missing file")
+    add_jobs_argument(parser)
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -275,7 +288,7 @@ def run_compare(args: argparse.Namespace) -> int:
         compare_matches(
             args.logs, args.baseline, decisions=args.decisions, baseline_decisions=args.baseline_decisions,
             seat=args.seat, json_path=args.json, progress=True, guard=args.guard, value=args.value,
-            blueprint=args.blueprint, game_file=args.game,
+            blueprint=args.blueprint, game_file=args.game, jobs=args.jobs,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer compare: {exc}", file=sys.stderr)

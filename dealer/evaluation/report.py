@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -59,6 +61,7 @@ EPILOG = f"""examples:
   dealer report nolimit2p_s11.log                  # a reference dealer's log: its game is found by name
   dealer report odd.log --game my.game             # the game of every log, whatever the headers say
   dealer report matches/RUN/*.log --value blueprint # an agent match: ṽ from the blueprint (~0.1 s a hand)
+  dealer report run1/*.log run2/*.log --value blueprint --jobs 2   # two runs pooled, a log per process
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot
@@ -118,6 +121,26 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--game", metavar="GAME",
         help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
     )  # fmt: skip
+    add_jobs_argument(parser)
+
+
+def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: logs evaluated at once, each in its own process."""
+    parser.add_argument(
+        "--jobs", metavar="N", type=_positive, default=1,
+        help="evaluate up to N logs at once, each in its own process that loads its own value function "
+        "(default 1; 2 halves a --value blueprint report of a duplicate match on 2 cores)",
+    )  # fmt: skip
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return n
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -127,7 +150,7 @@ def run_report(args: argparse.Namespace) -> int:
         game = load_game(args.game) if args.game else None
         report_match(
             args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
-            full_range=args.full_range, guard=args.guard, value=args.value, blueprint=args.blueprint,
+            full_range=args.full_range, guard=args.guard, value=args.value, blueprint=args.blueprint, jobs=args.jobs,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
@@ -166,6 +189,7 @@ def report_match(
     guard: bool = True,
     value: str = "check-down",
     blueprint: Path | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Evaluate match logs, print the report to ``out``, and return it as a dict.
 
@@ -188,6 +212,8 @@ def report_match(
         value: ṽ of the whole-range estimator, one of :data:`VALUES`
             (:mod:`dealer.evaluation.blueprintvalue` for ``blueprint``).
         blueprint: the blueprint ``value="blueprint"`` loads (None: the shipped one).
+        jobs: evaluate up to this many logs at once, each in its own process (which
+            loads its own ṽ: worth it for ``value="blueprint"`` on long logs).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
@@ -195,7 +221,7 @@ def report_match(
     """
     evaluated = evaluate_logs(
         log_paths, decisions, game=game, progress=progress, full_range=full_range, guard=guard, value=value,
-        blueprint=blueprint,
+        blueprint=blueprint, jobs=jobs,
     )  # fmt: skip
     logs, results = evaluated.logs, evaluated.results
     report = _build(logs, results, evaluated.decision_files, evaluated.notes)
@@ -220,11 +246,9 @@ class Evaluated:
     results: list[MatchAivat]
     decision_files: list[Path]
     notes: list[str]
-    seat_values: CheckDown
-
-    @property
-    def value_function(self) -> str:
-        return self.seat_values.name
+    value_function: str
+    #: the ṽ used, to reuse it (None when worker processes each loaded their own)
+    seat_values: CheckDown | None
 
 
 def default_decisions(logs: Sequence[Path], decisions: Path | None) -> Path | list[Path | None]:
@@ -252,6 +276,7 @@ def evaluate_logs(
     guard: bool = True,
     value: str | CheckDown = "check-down",
     blueprint: Path | None = None,
+    jobs: int = 1,
     prog: str = "dealer report",
 ) -> Evaluated:
     """Read every log hand by hand and value it (raw chips and AIVAT); the arguments
@@ -260,11 +285,16 @@ def evaluate_logs(
     sources = list(decisions) if isinstance(decisions, (list, tuple)) else [decisions] * len(log_paths)
     if len(sources) != len(log_paths):
         raise EvaluationError(f"{len(sources)} decision sources for {len(log_paths)} logs")
-    indexes = {source: stream_decision_logs(_decision_files(source)) for source in dict.fromkeys(sources)}
     if value == "blueprint" and progress:  # (a loaded ṽ is not a string)
         print(f"{prog}: --value blueprint loads the blueprint and averages its value over every deal first "
               "(about 20 s)", file=sys.stderr)  # fmt: skip
+    if jobs > 1 and len(log_paths) > 1:
+        name = value.name if isinstance(value, CheckDown) else value
+        if name not in VALUES or (name == "check-down" and blueprint is not None):
+            _seat_values(name, blueprint)  # says what is wrong, before any process starts
+        return _evaluate_in_processes(log_paths, sources, jobs, game, full_range, guard, name, blueprint, progress)
     seat_values = value if isinstance(value, CheckDown) else _seat_values(value, blueprint)
+    indexes = {source: stream_decision_logs(_decision_files(source)) for source in dict.fromkeys(sources)}
     readers = [MatchLogReader(p, game) for p in log_paths]
     bar = _DelayedProgress(sum(r.planned_hands for r in readers), enabled=progress and sys.stderr.isatty())
     logs, results, notes = [], [], []
@@ -278,7 +308,49 @@ def evaluate_logs(
     finally:
         bar.close()
     files = sorted({f for index in indexes.values() for f in index.files})
-    return Evaluated(logs, results, files, notes, seat_values)
+    return Evaluated(logs, results, files, notes, seat_values.name, seat_values)
+
+
+#: A worker process's ṽ, loaded once for every log it evaluates (``--jobs``).
+_WORKER_VALUES: dict[tuple[str, Path | None], CheckDown] = {}
+
+
+def _evaluate_in_worker(
+    path: Path, source: Path | None, game: GameDef | None, full_range: bool, guard: bool, value: str, blueprint: Path | None
+) -> tuple[LogSummary, MatchAivat, str | None, list[Path]]:
+    """One log's evaluation in a worker process (``--jobs``): what :func:`evaluate_logs` keeps of it."""
+    if (value, blueprint) not in _WORKER_VALUES:
+        _WORKER_VALUES[(value, blueprint)] = _seat_values(value, blueprint)
+    index = stream_decision_logs(_decision_files(source))
+    reader = MatchLogReader(path, game)
+    silent = _DelayedProgress(0, enabled=False)
+    result, note = _evaluate_log(reader, index, silent, full_range, _WORKER_VALUES[(value, blueprint)])
+    return reader.summary(), guarded(result) if guard else result, note, list(index.files)
+
+
+def _evaluate_in_processes(
+    log_paths: Sequence[Path], sources: Sequence[Path | None], jobs: int, game: GameDef | None, full_range: bool,
+    guard: bool, value: str, blueprint: Path | None, progress: bool,
+) -> Evaluated:  # fmt: skip
+    """:func:`evaluate_logs` with the logs spread over ``jobs`` processes (each log in one)."""
+    # spawn, not fork: the parent may hold numba's threads or a loaded blueprint.
+    context = multiprocessing.get_context("spawn")
+    done: dict[int, tuple[LogSummary, MatchAivat, str | None, list[Path]]] = {}
+    bar = _DelayedProgress(len(log_paths), enabled=progress and sys.stderr.isatty(), unit="logs")
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(log_paths)), mp_context=context) as pool:
+            futures = {
+                pool.submit(_evaluate_in_worker, path, source, game, full_range, guard, value, blueprint): i
+                for i, (path, source) in enumerate(zip(log_paths, sources))
+            }
+            for future in as_completed(futures):
+                done[futures[future]] = future.result()  # a worker's EvaluationError is raised here
+                bar.advance()
+    finally:
+        bar.close()
+    ordered = [done[i] for i in range(len(log_paths))]
+    files = sorted({f for *_, found in ordered for f in found})
+    return Evaluated([o[0] for o in ordered], [o[1] for o in ordered], files, [o[2] for o in ordered if o[2]], value, None)
 
 
 def _decision_files(source: Path | None) -> list[Path]:
@@ -331,8 +403,8 @@ class _DelayedProgress:
 
     DELAY = 2.0
 
-    def __init__(self, total: int, *, enabled: bool) -> None:
-        self.total, self.enabled = total, enabled
+    def __init__(self, total: int, *, enabled: bool, unit: str = "hands") -> None:
+        self.total, self.enabled, self.unit = total, enabled, unit
         self.done = 0
         self.start = time.monotonic()
         self.bar: Progress | None = None
@@ -344,7 +416,7 @@ class _DelayedProgress:
         elif self.enabled and time.monotonic() - self.start > self.DELAY:
             from precompute.progress import Progress
 
-            self.bar = Progress("dealer report", max(self.total, self.done), done=self.done)
+            self.bar = Progress("dealer report", max(self.total, self.done), done=self.done, unit=self.unit)
             self.bar.__enter__()
 
     def close(self) -> None:

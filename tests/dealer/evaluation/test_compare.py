@@ -13,7 +13,7 @@ import pytest
 
 from dealer.evaluation.compare import CompareError, compare_matches
 from dealer.evaluation.matchlog import EvaluationError, read_match_log
-from dealer.evaluation.report import default_decisions, report_match
+from dealer.evaluation.report import _finite, default_decisions, report_match
 
 
 def _run(out: Path, seats: str, names: str, seed: int = 4) -> list[Path]:
@@ -103,3 +103,16 @@ def test_logs_of_several_runs_read_the_decision_logs_beside_them(runs):
     with pytest.raises(EvaluationError, match="logged decisions for position 0 of hand 0"):
         folder = logs[0].parent.parent
         report_match(logs, folder, out=io.StringIO())  # every decision log under one folder: ambiguous
+
+
+def test_logs_evaluated_in_worker_processes_give_the_same_report(runs):
+    logs = runs["random"] + runs["fold"]
+    one = report_match(logs, default_decisions(logs, None), out=io.StringIO())
+    two = report_match(logs, default_decisions(logs, None), out=io.StringIO(), jobs=2)
+    assert json.dumps(_finite(two)) == json.dumps(_finite(one))
+    paired = compare_matches(runs["random"], runs["fold"], out=io.StringIO(), jobs=2)["results"]
+    alone = compare_matches(runs["random"], runs["fold"], out=io.StringIO())["results"]
+    assert json.dumps(_finite(paired)) == json.dumps(_finite(alone))
+    bad = subprocess.run([sys.executable, "-m", "dealer.cli", "report", str(logs[0]), "--jobs", "0"],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bad.returncode == 2 and "--jobs: expected a whole number of at least 1, got '0'" in bad.stderr
