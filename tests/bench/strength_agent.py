@@ -42,7 +42,7 @@ def blueprint_report(folder: Path) -> dict:
     """``dealer report --value blueprint`` of a finished match folder; its JSON summary."""
     json_path = folder / "report-blueprint-value.json"
     cmd = [sys.executable, "-m", "dealer.cli", "report", *map(str, sorted(folder.glob("*.log"))), "--value", "blueprint",
-           "--json", str(json_path)]  # fmt: skip
+           "--json", str(json_path), "--jobs", "2"]  # fmt: skip
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"strength_agent: dealer report --value blueprint failed:\n{done.stderr[-2000:]}")
