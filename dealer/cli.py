@@ -4,6 +4,7 @@ dealer, play a baseline ``bot``, ``report`` on match logs, or ``compare`` two bo
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -159,37 +160,16 @@ Mirrored logs of a duplicate run (same seed and game, seats rotated) are paired
 hand by hand; decision logs add AIVAT's variance-reduced estimates."""
 
 
-def _report_arguments(p: argparse.ArgumentParser) -> None:
-    from dealer.evaluation.report import add_report_arguments, run_report
+def _add_evaluation_command(sub: argparse._SubParsersAction, name: str, help: str, epilog: str | None = None) -> None:
+    """``dealer NAME``, whose arguments and runner (``add_NAME_arguments``, ``run_NAME``)
+    live in ``dealer.evaluation.NAME``, imported only when that command is used."""
 
-    add_report_arguments(p)
-    p.set_defaults(func=run_report)
+    def populate(p: argparse.ArgumentParser) -> None:
+        module = importlib.import_module(f"dealer.evaluation.{name}")
+        getattr(module, f"add_{name}_arguments")(p)
+        p.set_defaults(func=getattr(module, f"run_{name}"))
 
-
-def _add_report(sub: argparse._SubParsersAction) -> None:
-    sub.add_parser(
-        "report",
-        help="significance report for match logs (raw, duplicate and AIVAT)",
-        epilog=EPILOG_REPORT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        populate=_report_arguments,
-    )
-
-
-def _compare_arguments(p: argparse.ArgumentParser) -> None:
-    from dealer.evaluation.compare import add_compare_arguments, run_compare
-
-    add_compare_arguments(p)
-    p.set_defaults(func=run_compare)
-
-
-def _add_compare(sub: argparse._SubParsersAction) -> None:
-    sub.add_parser(
-        "compare",
-        help="did bot X win more than bot Y against the same opponents? (paired by deal)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        populate=_compare_arguments,
-    )
+    sub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter, populate=populate)
 
 
 class _LazyParser(argparse.ArgumentParser):
@@ -233,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_tournament_parser(sub)
     _add_serve(sub)
     _add_bot(sub)
-    _add_report(sub)
-    _add_compare(sub)
+    _add_evaluation_command(sub, "report", "significance report for match logs (raw, duplicate and AIVAT)", EPILOG_REPORT)
+    _add_evaluation_command(sub, "compare", "did bot X win more than bot Y against the same opponents? (paired by deal)")
     return parser
 
 

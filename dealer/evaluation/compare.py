@@ -30,12 +30,12 @@ import numpy as np
 
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
 from dealer.evaluation.report import (
-    VALUES,
+    ESTIMATORS,
     Evaluated,
     _finite,
     _fmt,
     _p,
-    add_jobs_argument,
+    add_evaluation_arguments,
     default_decisions,
     evaluate_logs,
 )
@@ -56,8 +56,6 @@ replaced by the baseline's.  Decision logs come from the 'decisions' folder besi
 log unless given.  p(better) is a one-tailed t test that the candidate's mean minus the
 baseline's is above 0; "pairing cut" is how much smaller the spread of the paired
 difference is than that of two independent matches of the same length."""
-
-ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
 
 class CompareError(EvaluationError):
@@ -273,13 +271,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         "--guard", action="store_true",
         help="let AIVAT fall back to raw chips per log as dealer report does (off: it breaks the pairing)",
     )  # fmt: skip
-    parser.add_argument(
-        "--value", choices=VALUES, default="check-down",
-        help="ṽ of the whole-range AIVAT estimator, as in dealer report (default check-down)",
-    )  # fmt: skip
-    parser.add_argument("--blueprint", metavar="FILE", type=Path, help="the blueprint --value blueprint uses")
-    parser.add_argument("--game", metavar="GAME", help="the game of every log, when a log's header names a missing file")
-    add_jobs_argument(parser)
+    add_evaluation_arguments(parser)
 
 
 def run_compare(args: argparse.Namespace) -> int:

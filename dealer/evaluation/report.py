@@ -108,6 +108,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-guard", dest="guard", action="store_false",
         help="keep every hand's AIVAT value, even for a seat whose corrections added spread on the log's earlier hands",
     )  # fmt: skip
+    add_evaluation_arguments(parser)
+
+
+def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of how logs are evaluated, shared with ``dealer compare``:
+    ``--value``, ``--blueprint``, ``--game`` and ``--jobs``."""
     parser.add_argument(
         "--value", choices=VALUES, default="check-down",
         help="ṽ of the whole-range estimator: check-down (default, under 5 ms a hand) or the agent's blueprint "
@@ -121,11 +127,6 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--game", metavar="GAME",
         help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
     )  # fmt: skip
-    add_jobs_argument(parser)
-
-
-def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
-    """``--jobs N``: logs evaluated at once, each in its own process."""
     parser.add_argument(
         "--jobs", metavar="N", type=_positive, default=1,
         help="evaluate up to N logs at once, each in its own process that loads its own value function "
@@ -290,8 +291,7 @@ def evaluate_logs(
               "(about 20 s)", file=sys.stderr)  # fmt: skip
     if jobs > 1 and len(log_paths) > 1:
         name = value.name if isinstance(value, CheckDown) else value
-        if name not in VALUES or (name == "check-down" and blueprint is not None):
-            _seat_values(name, blueprint)  # says what is wrong, before any process starts
+        _check_value(name, blueprint)  # before any process starts
         return _evaluate_in_processes(log_paths, sources, jobs, game, full_range, guard, name, blueprint, progress)
     seat_values = value if isinstance(value, CheckDown) else _seat_values(value, blueprint)
     indexes = {source: stream_decision_logs(_decision_files(source)) for source in dict.fromkeys(sources)}
@@ -300,8 +300,7 @@ def evaluate_logs(
     logs, results, notes = [], [], []
     try:
         for reader, source in zip(readers, sources):
-            result, note = _evaluate_log(reader, indexes[source], bar, full_range, seat_values)
-            result = guarded(result) if guard else result
+            result, note = _evaluate_log(reader, indexes[source], bar, full_range, guard, seat_values)
             logs.append(reader.summary())
             results.append(result)
             notes += [note] if note else []
@@ -324,8 +323,8 @@ def _evaluate_in_worker(
     index = stream_decision_logs(_decision_files(source))
     reader = MatchLogReader(path, game)
     silent = _DelayedProgress(0, enabled=False)
-    result, note = _evaluate_log(reader, index, silent, full_range, _WORKER_VALUES[(value, blueprint)])
-    return reader.summary(), guarded(result) if guard else result, note, list(index.files)
+    result, note = _evaluate_log(reader, index, silent, full_range, guard, _WORKER_VALUES[(value, blueprint)])
+    return reader.summary(), result, note, list(index.files)
 
 
 def _evaluate_in_processes(
@@ -360,14 +359,19 @@ def _decision_files(source: Path | None) -> list[Path]:
     return sorted(source.rglob("*.dlog")) if source is not None and source.is_dir() else []
 
 
+def _check_value(value: str, blueprint: Path | None) -> None:
+    """Raise EvaluationError unless ``value`` names a ṽ and ``blueprint`` goes with it."""
+    if value not in VALUES:
+        raise EvaluationError(f"unknown value function {value!r} (choose from {', '.join(VALUES)})")
+    if value == "check-down" and blueprint is not None:
+        raise EvaluationError("--blueprint is for --value blueprint")
+
+
 def _seat_values(value: str, blueprint: Path | None) -> CheckDown:
     """The whole-range estimator's ṽ named ``value``."""
+    _check_value(value, blueprint)
     if value == "check-down":
-        if blueprint is not None:
-            raise EvaluationError("--blueprint is for --value blueprint")
         return CheckDown()
-    if value != "blueprint":
-        raise EvaluationError(f"unknown value function {value!r} (choose from {', '.join(VALUES)})")
     from dealer.evaluation.blueprintvalue import BlueprintValue  # loads the blueprint (and numba) only when asked
 
     try:
@@ -377,9 +381,11 @@ def _seat_values(value: str, blueprint: Path | None) -> CheckDown:
 
 
 def _evaluate_log(
-    reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress, full_range: bool, seat_values: CheckDown
-) -> tuple[MatchAivat, str | None]:
-    """AIVAT of one log as it is read; and a note if declared policies could not be used."""
+    reader: MatchLogReader, index: DecisionIndex, bar: _DelayedProgress, full_range: bool, guard: bool,
+    seat_values: CheckDown,
+) -> tuple[MatchAivat, str | None]:  # fmt: skip
+    """AIVAT of one log as it is read (with ``guard``, :func:`guarded`); and a note if
+    declared policies could not be used."""
     hands = iter(reader)
     first = next(hands)  # a log with no hand raises here
     # Seats whose decision logs name the baseline they play: their whole strategy is
@@ -395,7 +401,8 @@ def _evaluate_log(
         reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies,
         full_range=full_range, seat_values=seat_values,
     )  # fmt: skip
-    return result.in_order(reader.summary().seats), note
+    result = result.in_order(reader.summary().seats)
+    return guarded(result) if guard else result, note
 
 
 class _DelayedProgress:
