@@ -1,13 +1,14 @@
-"""Paths to the reference data from the ACPC reference dealer (``../shared/reference``)."""
+"""Paths to the reference data from the ACPC reference dealer, kept with the tests in
+``tests/data/reference`` (its README says how it was made)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-REFERENCE = Path(os.environ.get("ACPC_REFERENCE", Path(__file__).resolve().parents[2] / "shared" / "reference"))
+REFERENCE = Path(os.environ.get("ACPC_REFERENCE", Path(__file__).resolve().parent / "data" / "reference"))
 if not REFERENCE.is_dir():
-    raise RuntimeError(f"reference data not found at {REFERENCE}; set ACPC_REFERENCE to the shared/reference folder")
+    raise RuntimeError(f"reference data not found at {REFERENCE}; ACPC_REFERENCE, when set, must name such a folder")
 
 GAMES = REFERENCE / "games"
 LOGS = REFERENCE / "logs"
