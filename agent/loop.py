@@ -69,7 +69,7 @@ def play(conn: Connection, agent: Agent, writer: DecisionLogWriter | None = None
         if writer is not None:
             writer.record(
                 hand=match.hand_number, position=match.position, state=conn.last_line, probs=decision.probs,
-                taken=str(decision.action), range=decision.range, seconds=seconds,
+                taken=str(decision.action), range=decision.range, seconds=seconds, detail=decision.detail,
             )  # fmt: skip
     if last is not None and not last.state.finished:
         summary.ended = "connection lost"

@@ -16,6 +16,7 @@ solves.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -106,10 +107,22 @@ class Pipeline:
             # Expected now and then (e.g. more raises than the tree allows): check or call.
             log.info("hand left the blueprint's tree; checking/calling", hand=state.hand_number, betting=state.betting)
             return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
-        node, _ = found
+        node, path = found
         tree = self.blueprint.tree
         probs = cheaper_calls(tree.states[node], state, tree.actions(node), self.blueprint.range_strategy(node, state.board))
-        return RangeStrategy(real_actions(tree, node, state), probs, "blueprint")
+        return RangeStrategy(real_actions(tree, node, state), probs, "blueprint", self._detail(match, node, path))
+
+    def _detail(self, match: MatchState, node: int, path) -> dict:
+        """Where a blueprint row came from, for the decision log: the tree node, its
+        abstract betting, the held hand's bucket, and how many real actions were translated."""
+        tree, state = self.blueprint.tree, match.state
+        detail: dict = {"node": node, "abstract": tree.states[node].betting,
+                        "translated": sum(1 for step in path if step.translated or step.collapsed)}
+        bucket = getattr(self.blueprint, "bucket", None)
+        if bucket is not None and match.my_cards:
+            with contextlib.suppress(Exception):  # a detail must never cost a decision
+                detail["bucket"] = int(bucket(state.round, match.my_cards, state.board))
+        return detail
 
     def _opponent_range(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray]:
         """The opponent's range at a state by the blueprint along the translated path

@@ -63,6 +63,7 @@ class AgentDecision:
     probs: list[tuple[str, float]]
     range: LoggedRange
     source: str
+    detail: dict | None = None
 
 
 class Agent:
@@ -133,4 +134,5 @@ class Agent:
         logged = LoggedRange.pack(counts, weights)
         hand.reach = weights * (counts[:, column] / ROW_TOTAL)
         probs = [(str(a), int(c) / ROW_TOTAL) for a, c in zip(strategy.actions, row)]
-        return AgentDecision(strategy.actions[column], probs, logged, strategy.source)
+        detail = {"source": strategy.source, **(strategy.detail or {})}
+        return AgentDecision(strategy.actions[column], probs, logged, strategy.source, detail)

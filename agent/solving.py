@@ -20,6 +20,7 @@ average strategy so far, or (if it managed no iteration) to the blueprint.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,6 +57,8 @@ CHECK_EVERY = 50
 #: A safe solve has no exploitability to stop at (the plain subgame's says nothing of
 #: the gadget's margins): it stops after this many iterations, or at its deadline.
 SAFE_ITERATIONS = 300
+#: A solve replaces the blueprint's row only after this many iterations.
+MIN_ITERATIONS = 20
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
 SIZE_JITTER = 0.08
 
@@ -70,6 +73,17 @@ class ActiveSolve:
     root_betting: str
     strategy: np.ndarray
     kind: str
+    seconds: float = 0.0
+    budget: float = 0.0
+    exploitability: float | None = None
+
+    def detail(self, node: int, fresh: bool) -> dict:
+        """What the decision log says of a row from this solve (``fresh``: solved for this decision)."""
+        out = {"solve": "new" if fresh else "followed", "root": self.root_betting, "node": node,
+               "iterations": self.solver.iterations, "seconds": round(self.seconds, 4), "budget": round(self.budget, 4)}
+        if self.exploitability is not None:
+            out["exploitability_pct"] = round(self.exploitability, 4)
+        return out
 
 
 class SolvingStage:
@@ -101,6 +115,7 @@ class SolvingStage:
         state = match.state
         active: ActiveSolve | None = hand.notes.get("solve")
         node = self._follow(active, state) if active is not None else None
+        fresh = node is None
         if node is None:
             active = self._solve(match, hand, clock, active, opponent_range, alternatives)
             if active is None:
@@ -108,7 +123,8 @@ class SolvingStage:
             hand.notes["solve"] = active
             node = 0
         return RangeStrategy(
-            tuple(active.subgame.tree.actions(node)), self._hand_rows(active, node, state.board), active.kind
+            tuple(active.subgame.tree.actions(node)), self._hand_rows(active, node, state.board), active.kind,
+            active.detail(node, fresh),
         )
 
     # --- following a solution -----------------------------------------------------------
@@ -247,16 +263,28 @@ class SolvingStage:
                     break
             return solver
 
+        started = time.perf_counter()
         solver, _ = run_with_deadline(work, Deadline(budget))
+        seconds = time.perf_counter() - started
         if solver is None or not solver.iterations:
             log.warning("subgame solve produced no iteration in time; playing the blueprint", budget=budget)
+            return None
+        # A barely-iterated average is mostly its first, uniform iterations: not played.
+        # How far from equilibrium the answer is inside its own subgame (the modelled
+        # ranges, no gadget) goes to the decision log: a safe solve optimises margins
+        # against the gadget instead, so for it the figure is a hint, not a verdict.
+        exploitability = solver.exploitability()
+        if solver.iterations < MIN_ITERATIONS:
+            log.info("solve too short to play; playing the blueprint", hand=hand.number, iterations=solver.iterations,
+                     exploitability=round(exploitability, 2))
             return None
         if previous is None:
             kind = FIRST_GADGET if first[0] is not None else "unsafe"
         else:
             kind = GADGET if estimated[0] else "nested-unsafe"
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
-        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind)
+        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind, seconds, budget,
+                           exploitability)
 
 
 

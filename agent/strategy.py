@@ -23,12 +23,15 @@ class RangeStrategy:
     """``probs[h, i]``: probability of ``actions[i]`` holding private hand ``h``.
 
     ``source`` names the pipeline stage that made it (``blueprint``, ``unsafe``,
-    ``maxmargin``, ``fallback`` ...), for the decision log and the figures.
+    ``maxmargin``, ``fallback`` ...), for the decision log and the figures; ``detail``
+    says more for a person reading the hand (blueprint node and bucket, the solve's
+    iterations and seconds ...): JSON-like values only, it goes into the decision log.
     """
 
     actions: tuple[Action, ...]
     probs: np.ndarray
     source: str
+    detail: dict | None = None
 
 
 def legal_action(state: State, action: Action) -> Action:
@@ -60,11 +63,11 @@ def legalize(state: State, strategy: RangeStrategy) -> RangeStrategy:
     for action in strategy.actions:
         columns.append(merged.setdefault(legal_action(state, action), len(merged)))
     if len(merged) == len(strategy.actions) and all(a == b for a, b in zip(merged, strategy.actions)):
-        return RangeStrategy(strategy.actions, probs, strategy.source)
+        return RangeStrategy(strategy.actions, probs, strategy.source, strategy.detail)
     out = np.zeros((probs.shape[0], len(merged)))
     for source, column in enumerate(columns):
         out[:, column] += probs[:, source]
-    return RangeStrategy(tuple(merged), out, strategy.source)
+    return RangeStrategy(tuple(merged), out, strategy.source, strategy.detail)
 
 
 def quantize(probs: np.ndarray, blocked: np.ndarray, fallback_column: int) -> np.ndarray:

@@ -215,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bot(sub)
     _add_evaluation_command(sub, "report", "significance report for match logs (raw, duplicate and AIVAT)", EPILOG_REPORT)
     _add_evaluation_command(sub, "compare", "did bot X win more than bot Y against the same opponents? (paired by deal)")
+    from dealer.evaluation.hands import EPILOG as hands_epilog
+
+    _add_evaluation_command(sub, "hands", "print chosen hands with every decision and where its row came from", hands_epilog)
     return parser
 
 

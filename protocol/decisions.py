@@ -16,8 +16,10 @@ optional ``range`` of a decision; a version 1 file is read exactly as before.
                "uniform_raise": [<probability>, <low>, <high>] | None,
                "taken": <action sent>,
                "range": {"hands": n, "strategy": <bytes>, "weights": <bytes>},
-               "seconds": <time from the state's arrival to the reply>}``
-               (``range`` and ``seconds``: version 2, only when the seat logs them)
+               "seconds": <time from the state's arrival to the reply>,
+               "detail": {<where the row came from: str -> str | int | float | bool>}}``
+               (``range``, ``seconds`` and ``detail``: version 2, only when the seat logs them;
+               ``detail`` is free-form, for people reading hands, never for evaluation)
 
 ``probs`` lists actions in wire form (``f``, ``c``, ``r`` in limit, ``r<N>`` in
 no-limit) with the probability each had.  ``uniform_raise`` is the compact form of
@@ -139,6 +141,7 @@ class Decision:
     taken: str
     range: LoggedRange | None = None
     seconds: float | None = None
+    detail: dict | None = None
 
     def probability_of(self, action: str) -> float:
         """Probability the seat had of sending ``action`` (wire form)."""
@@ -189,9 +192,10 @@ class DecisionLogWriter:
         uniform_raise: tuple[float, int, int] | None = None,
         range: LoggedRange | None = None,
         seconds: float | None = None,
+        detail: dict | None = None,
     ) -> None:
         """Log one decision; ``state`` is the MATCHSTATE line the seat answered,
-        ``seconds`` how long the seat took to answer it.
+        ``seconds`` how long the seat took to answer it, ``detail`` where its row came from.
 
         Raises:
             ValueError: if ``hand`` or ``position`` is negative or needs more than 64 bits
@@ -217,6 +221,8 @@ class DecisionLogWriter:
             record["range"] = {"hands": range.hands, "strategy": range.strategy_bytes, "weights": range.weights_bytes}
         if seconds is not None:
             record["seconds"] = float(seconds)
+        if detail:
+            record["detail"] = detail
         self._write(record)
 
     def close(self) -> None:
@@ -298,6 +304,7 @@ def read_decision_log(path: str | Path) -> tuple[dict, Iterator[Decision]]:
                     taken=record["taken"],
                     range=_logged_range(record, len(record["probs"])),
                     seconds=record.get("seconds"),
+                    detail=record.get("detail"),
                 )
 
     return header, decisions()

@@ -60,6 +60,8 @@ def test_blueprint_lookup_follows_the_translated_path():
     memory = agent.hand.notes["translation"]
     node, steps = walk(bp.tree, match.state, memory, np.random.default_rng(0), me=0)
     assert steps[0].translated and bp.calls[-1] == (node, ())
+    # The decision log says which node answered, its abstract betting and that an action was translated.
+    assert decision.detail == {"source": "blueprint", "node": node, "abstract": bp.tree.states[node].betting, "translated": 1}
     assert [a for a, _ in decision.probs] == [str(a) for a in real_actions(bp.tree, node, match.state)]
 
 

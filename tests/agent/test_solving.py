@@ -13,7 +13,7 @@ import pytest
 from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
 from agent.policy import Agent
 from agent.safety import GADGET, estimated_alternatives
-from agent.solving import SolvingStage, warm_up
+from agent.solving import MIN_ITERATIONS, SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
@@ -66,6 +66,30 @@ def test_in_tree_reply_follows_the_solution_and_an_off_tree_bet_is_resolved():
     assert agent.hand.notes["solve"] is not active and resolved.source == GADGET
     assert agent.hand.notes["solve"].subgame.root.betting == odd.state.betting
     assert first.source == "unsafe"
+
+
+def test_a_solved_decision_says_where_its_row_came_from():
+    """The decision log's detail: a new solve, then the same solve followed, with its
+    iterations (at least the floor), seconds within the budget, and the exploitability reached."""
+    agent = make_agent(hands=20)
+    first = agent.decide(parse_matchstate(RIVER, GAME))
+    detail = first.detail
+    assert detail["source"] == "unsafe" and detail["solve"] == "new" and detail["root"] == "r300c/cc/cc/"
+    assert detail["iterations"] >= MIN_ITERATIONS and 0 < detail["seconds"] <= detail["budget"] + 0.5
+    assert detail["exploitability_pct"] >= 0
+    active = agent.hand.notes["solve"]
+    check = parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/c:AsKd|/2c7hKs/9d/3h", GAME)
+    opened = active.subgame.node_after([check.state.actions[3][0]])
+    bet = active.subgame.tree.actions(opened)[1]
+    followed = agent.decide(parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/cc/c{bet}:AsKd|/2c7hKs/9d/3h", GAME))
+    assert followed.detail["solve"] == "followed" and followed.detail["iterations"] == detail["iterations"]
+
+
+def test_a_solve_below_the_iteration_floor_is_not_played(monkeypatch):
+    """A solve cut off before MIN_ITERATIONS answers with the blueprint's row instead."""
+    monkeypatch.setattr("agent.solving.MIN_ITERATIONS", 10**9)
+    agent = make_agent(hands=20)
+    assert agent.decide(parse_matchstate(RIVER, GAME)).source == "blueprint"
 
 
 def test_no_time_left_plays_the_blueprint():
