@@ -11,6 +11,7 @@ from pathlib import Path
 
 import structlog
 
+from agent.strategy import ACTION_FLOOR
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -23,6 +24,17 @@ Plays until the dealer closes the connection, then prints one line: hands played
 decisions, mean and slowest decision time.  Quiet by default (warnings and errors
 only, on stderr); -v adds an event per hand."""
 
+
+
+def _fraction(text: str) -> float:
+    """An argparse type: a probability in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {value}")
+    return value
 
 def configure_logging(verbose: bool) -> None:
     """structlog to stderr: warnings only unless verbose; JSON when stderr is not a terminal."""
@@ -69,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--solve-from", choices=("river", "turn"), default="river",
         help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
     )  # fmt: skip
+    p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
+                   help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     p.add_argument("--time-budget", type=float, default=7.0, help="the dealer's average seconds per hand (default 7)")
     p.add_argument("--action-limit", type=float, default=60.0, help="the dealer's seconds per action (default 60)")
     p.add_argument("--target", type=float, default=None, help="average seconds per hand to aim at (default budget / 4)")
@@ -90,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
     q.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
     q.add_argument("--blueprint-only", action="store_true", help="the agent never solves subgames")
+    q.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
+                   help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     q.add_argument("--time-budget", type=float, default=7.0, help="the agent's seconds per hand, as a dealer's (default 7)")
     q.add_argument("--target", type=float, default=None, help="average seconds per hand the agent aims at (default budget / 4)")
     q.add_argument("--equity-samples", type=int, default=200, help="LBR's equity samples preflop and on the flop (default 200)")
@@ -116,7 +132,8 @@ def connect(args: argparse.Namespace) -> int:
     try:
         limits = TimeLimits(per_hand=args.time_budget, per_action=args.action_limit, target=args.target).validated()
         strategist = build_strategist(
-            game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from
+            game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from,
+            action_floor=args.action_floor,
         )
     except (ValueError, PipelineError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)
@@ -172,7 +189,8 @@ def lbr(args: argparse.Namespace) -> int:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
         records = load_records(args.out, config) if args.out is not None else []
-        strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed)
+        strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
+                                      action_floor=args.action_floor)
     except (ValueError, PipelineError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2

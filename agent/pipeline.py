@@ -25,11 +25,13 @@ import numba
 import numpy as np
 import structlog
 
+from agent.allin import call_or_fold, nothing_left_to_decide
 from agent.policy import HandContext
-from agent.strategy import RangeStrategy
+from agent.strategy import ACTION_FLOOR, RangeStrategy, threshold
 from agent.timing import TimeManager
+from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import GameDef
-from protocol.rules import CALL, Action, ActionType, State
+from protocol.rules import CALL, FOLD, Action, ActionType, State
 from protocol.seeding import SIZES, TRANSLATION, reseed
 from protocol.wire import MatchState
 from solver.follow import TranslationMemory, real_actions, walk
@@ -55,6 +57,11 @@ class BlueprintSource(Protocol):
     def range_strategy(self, node: int, board: tuple[int, ...]) -> np.ndarray: ...
 
 
+#: Index of a sorted hole pair in ``HOLE_PAIRS`` (the order of every range).
+HOLE_INDEX = {tuple(sorted(h)): i for i, h in enumerate(HOLE_PAIRS.tolist())}
+#: The stream of the all-in rule's preflop board samples (a label of its own, per hand).
+ALLIN = 5
+
 #: Where solving may start (``agent connect --solve-from``), in rounds before the last.
 SOLVE_FROM = {"river": 0, "turn": 1}
 
@@ -74,7 +81,10 @@ def solves_here(state: State, rounds_early: int = 0) -> bool:
 class Pipeline:
     """Blueprint (+ translation) first, subgame solving where :func:`solves_here`."""
 
-    def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0, rounds_early: int = 0) -> None:
+    def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0, rounds_early: int = 0,
+                 action_floor: float = 0.0, call_rule: bool = True) -> None:
+        self.action_floor = action_floor
+        self.call_rule = call_rule  # facing an all-in: call by equity (agent.allin) instead of solving
         self.blueprint = blueprint
         self.solving = solving
         self.rounds_early = rounds_early
@@ -89,12 +99,29 @@ class Pipeline:
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state
+        if self.solving is not None and self.call_rule and nothing_left_to_decide(state):
+            return self._call_or_fold(match, hand)
         if self.solving is not None and solves_here(state, self.rounds_early):
             me = match.position
             solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, me), self._alternatives(hand, me))
             if solved is not None:
                 return solved
         return self._blueprint(match, hand)
+
+    def _call_or_fold(self, match: MatchState, hand: HandContext) -> RangeStrategy:
+        """Facing an all-in: call exactly the hands whose equity against the opponent's
+        modelled range (through this hand's last solve, if any) pays the price (:mod:`agent.allin`)."""
+        state, me = match.state, match.position
+        assert self.solving is not None
+        opponent = self.solving.opponent_range(hand, state, self._opponent_range(hand, me))
+        rng = np.random.default_rng([self.seed, hand.number, hand.position, ALLIN])
+        call, equity = call_or_fold(state, opponent, rng)
+        detail: dict = {"rule": "call if equity >= price", "price": round(price(state), 4),
+                        "range": "solve" if hand.notes.get("solve") is not None else "blueprint"}
+        held = HOLE_INDEX.get(tuple(sorted(match.my_cards)))
+        if held is not None and np.isfinite(equity[held]):
+            detail["equity"] = round(float(equity[held]), 4)
+        return RangeStrategy((FOLD, CALL), np.stack([1.0 - call, call], axis=1), "call-or-fold", detail)
 
     def _walk(self, hand: HandContext, state: State, me: int):
         memory = hand.notes.setdefault("translation", TranslationMemory())
@@ -109,7 +136,10 @@ class Pipeline:
             return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
         node, path = found
         tree = self.blueprint.tree
-        probs = cheaper_calls(tree.states[node], state, tree.actions(node), self.blueprint.range_strategy(node, state.board))
+        probs = self.blueprint.range_strategy(node, state.board)
+        if self.action_floor > 0:
+            probs = threshold(probs, self.action_floor)
+        probs = cheaper_calls(tree.states[node], state, tree.actions(node), probs)
         return RangeStrategy(real_actions(tree, node, state), probs, "blueprint", self._detail(match, node, path))
 
     def _detail(self, match: MatchState, node: int, path) -> dict:
@@ -221,7 +251,8 @@ def warm_up_blueprint(blueprint: BlueprintSource) -> None:
 
 
 def build_strategist(
-    game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river"
+    game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river",
+    action_floor: float = ACTION_FLOOR,
 ) -> Pipeline:
     """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`.
 
@@ -238,7 +269,7 @@ def build_strategist(
     if any(getattr(bp, name) != getattr(game, name) for name in shape):
         raise PipelineError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
     if blueprint_only:
-        return Pipeline(blueprint, None, seed)
+        return Pipeline(blueprint, None, seed, action_floor=action_floor)
     from agent.solving import SolvingStage, warm_up
 
     # Subgames rooted before the river split their river parts over the threads (an
@@ -246,4 +277,4 @@ def build_strategist(
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     warm_up(threads=threads)
     solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads)
-    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from])
+    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor)

@@ -89,7 +89,8 @@ def margins(agent: Agent) -> tuple[np.ndarray, float]:
 def make_agent(bp) -> Agent:
     clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
     clock.hands = 20
-    return Agent(GAME, Pipeline(bp, SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
+    # The all-in here is the safe gadget's test spot: solved, not answered by the call rule.
+    return Agent(GAME, Pipeline(bp, SolvingStage(np.random.default_rng(0)), seed=0, call_rule=False), clock, seed=0)
 
 
 def test_first_solve_keeps_every_opponent_hand_below_its_blueprint_value():

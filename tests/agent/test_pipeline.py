@@ -7,7 +7,7 @@ import numpy as np
 
 from agent.pipeline import Pipeline
 from agent.policy import Agent
-from agent.strategy import legalize
+from agent.strategy import legalize, threshold
 from agent.timing import TimeLimits, TimeManager
 from dealer.bots import raise_policy
 from protocol.gamedef import load_game, parse_gamedef
@@ -150,3 +150,21 @@ def test_folds_shrink_when_the_real_call_is_cheaper_than_the_trees():
     kept = pipeline.strategy(exact, hand, agent.clock).probs
     node, _ = walk(bp.tree, exact.state, hand.notes["translation"], np.random.default_rng(0), me=0)
     np.testing.assert_allclose(kept, bp.range_strategy(node, exact.state.board))
+
+
+def test_thresholding_drops_rare_blueprint_actions_and_renormalises():
+    probs = np.array([[0.6, 0.37, 0.03], [0.02, 0.02, 0.96], [0.34, 0.33, 0.33]])
+    out = threshold(probs, 0.05)
+    assert np.allclose(out, [[0.6 / 0.97, 0.37 / 0.97, 0], [0, 0, 1], [0.34, 0.33, 0.33]])
+    assert np.array_equal(threshold(np.array([[0.3, 0.3, 0.4]]), 0.5), [[0, 0, 1]])  # the largest is kept
+
+
+def test_the_pipeline_plays_thresholded_blueprint_rows():
+    bp = StandInBlueprint()
+    match = parse_matchstate("MATCHSTATE:0:0::AsKd|", GAME)
+    plain = Agent(GAME, Pipeline(bp, solving=None, seed=1), TimeManager(TimeLimits()), seed=1).decide(match)
+    floored = Agent(GAME, Pipeline(bp, solving=None, seed=1, action_floor=0.2), TimeManager(TimeLimits()), seed=1).decide(match)
+    rows, kept = plain.range.strategy(), floored.range.strategy()
+    assert (rows[rows.sum(axis=1) > 0] < 0.2).any()  # the stand-in has rare actions to drop
+    live = kept.sum(axis=1) > 0
+    assert not ((kept[live] > 0) & (kept[live] < 0.2 - 1e-4)).any()

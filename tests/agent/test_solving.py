@@ -112,11 +112,13 @@ def test_overrunning_solve_falls_back_in_time(monkeypatch):
 
 @pytest.mark.parametrize("line", ["MATCHSTATE:1:0:r300c/cr20000:|AsKd/2c7hKs", "MATCHSTATE:1:0:r300c/cc/r20000:|AsKd/2c7hKs/9d"])
 def test_facing_an_all_in_before_the_river(line):
-    # Flop: blueprint (a turn and river still to come); turn with no raise left: solved.
+    # Nothing is left to decide after a call: the call rule answers, purely, by equity.
     agent = make_agent()
     decision = agent.decide(parse_matchstate(line, GAME))
-    assert decision.source == ("unsafe" if "/9d" in line else "blueprint")
-    assert {a for a, _ in decision.probs} <= {"f", "c"}
+    assert decision.source == "call-or-fold" and decision.detail["range"] == "blueprint"
+    assert [a for a, _ in decision.probs] == ["f", "c"] and sorted(p for _, p in decision.probs) == [0.0, 1.0]
+    call = dict(decision.probs)["c"] == 1.0
+    assert call == (decision.detail["equity"] >= decision.detail["price"])
 
 
 def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
