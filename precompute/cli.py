@@ -24,6 +24,7 @@ EPILOG = """examples:
   precompute abstraction --game holdem.nolimit.2p --preset small --out abs/small
   precompute blueprint --game holdem.nolimit.2p --iterations 4194304 --out bp/main
   precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick
+  precompute health                          # is the shipped blueprint trained enough? (exit 1 if not)
 
 Tables are cached in $ACPC_CACHE_DIR (default ~/.cache/acpc-agent).  An interrupted
 abstraction build resumes from OUT/checkpoints when run again with the same options;
@@ -130,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
+
+    p = sub.add_parser(
+        "health",
+        help="is a blueprint trained enough to play from? (untrained infosets, probes; exit 1 if not)",
+        description="Near-uniform infosets per round weighted by self-play reach, sanity probes with exact answers, "
+                    "and the LBR command; exit 0 only if every probe passes and flop and turn are <= 5% near uniform.",
+    )  # fmt: skip
+    p.add_argument("blueprint", nargs="?", type=Path, help="blueprint artifact (default: the shipped one)")
+    p.add_argument("--checkpoint", type=Path, help="the run's OUT/checkpoint.mccfr: also untouched / tiny-regret shares")
+    p.add_argument("--hands", type=int, default=20_000, help="self-play hands for the reach weights (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and boards (default 0)")
+    p.add_argument("--json", type=Path, help="also write the report as JSON here")
+    p.add_argument("--lbr-hands", type=int, help="also run the blueprint-only LBR command for this many hands (slow)")
+    p.add_argument("--lbr-out", type=Path, help="the LBR run's folder (default: a temporary one)")
+    p.set_defaults(func=_health)
     return parser
 
 
@@ -223,6 +239,24 @@ def _blueprint(args: argparse.Namespace) -> int:
         recipe = write_recipe(path, shipped, args.out / "RECIPE.md")
         print(f"compressed copy: {shipped}; recipe: {recipe}")
     return 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from precompute.blueprint import Blueprint
+    from precompute.health import format_report, health_report, run_lbr
+
+    bp = Blueprint.load(args.blueprint)
+    report = health_report(bp, hands=args.hands, seed=args.seed, checkpoint=args.checkpoint,
+                           default_blueprint=args.blueprint is None)  # fmt: skip
+    if args.lbr_hands is not None:
+        with tempfile.TemporaryDirectory(prefix="health-lbr-") as tmp:
+            report.lbr = run_lbr(args.blueprint, args.lbr_hands, args.lbr_out or tmp)
+    print(format_report(report))
+    if args.json is not None:
+        args.json.write_text(report.to_json())
+    return 0 if report.passed else 1
 
 
 def main(argv: list[str] | None = None) -> int:
