@@ -180,6 +180,11 @@ class Blueprint:
         row = self._strategy[base + b * n_a : base + (b + 1) * n_a].astype(np.float64)
         return row / row.sum()
 
+    @property
+    def table(self) -> np.ndarray:
+        """Every infoset's quantized row (uint8, in ``layout`` order: per node, bucket-major)."""
+        return np.asarray(self._strategy)
+
     def range_strategy(self, node: int, board: Sequence[int] = ()) -> np.ndarray:
         """Probabilities (float64 (1326, n_actions)) for every ``HOLE_PAIRS`` hand at ``node``;
         rows of hands that share a card with ``board`` are all zero."""

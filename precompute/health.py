@@ -237,9 +237,8 @@ def _worst_fold(
 
 
 def _raw_strategy(bp: Blueprint) -> np.ndarray:
-    """The blueprint's quantized rows (uint8, in its layout).  Blueprint has no public
-    accessor for whole bucket rows (its API is per hand), and the shares are per bucket."""
-    return np.asarray(bp._strategy)
+    """The blueprint's quantized rows (uint8, in its layout): the shares are per bucket."""
+    return bp.table
 
 
 def infoset_index(bp: Blueprint) -> tuple[np.ndarray, np.ndarray]:
