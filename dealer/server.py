@@ -5,10 +5,15 @@ rotation, the same WARNING text for bad replies, timeouts and disconnects fatal,
 resuming with ``-a``.  Differences are deliberate and safe: it listens on
 127.0.0.1 unless told otherwise, bounds the memory a peer can make it use, and
 after a reference ERROR line adds one sentence naming the seat and what was kept.
+It also escapes the control characters a seat sends before they reach the
+operator's terminal, drops one connection per seat that closes before saying its
+version (a port probe), and writes SCORE to the log before stdout, whose reader
+may have gone.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import sys
@@ -100,6 +105,18 @@ class MatchAborted(Exception):
     """A fatal problem: the match stops, finished hands stay in the log."""
 
 
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control and other unprintable characters escaped.
+
+    A seat's bytes reach the operator's stderr (``FROM`` lines); raw, ``\x1b]0;...\x07``
+    would retitle the terminal, and other sequences move the cursor or rewrite what
+    is shown.  Printable text, every line a well-behaved seat sends, is unchanged.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def _stamp(t: float) -> str:
     seconds = int(t)
     return f"{seconds}.{int((t - seconds) * 1e6):06d}"
@@ -145,9 +162,24 @@ class MatchServer:
 
     # --- output helpers ---------------------------------------------------------
 
+    def _print_out(self, text: str) -> None:
+        """A line on stdout (the ports line, the SCORE line); a closed stdout is no error.
+
+        Whoever reads stdout may stop reading after the ports line; the match still
+        runs and its log is complete.  Later writes go nowhere (and so does the flush
+        at exit, which would otherwise report the broken pipe again).
+        """
+        try:
+            print(text, file=self.out, flush=True)
+        except (BrokenPipeError, ValueError):  # ValueError: the stream object was closed
+            self.out = _silenced(self.out)
+
     def _say(self, text: str) -> None:
-        self.err.write(text + "\n")
-        self.err.flush()
+        try:
+            self.err.write(text + "\n")
+            self.err.flush()
+        except (BrokenPipeError, ValueError):  # the same for stderr (`2>&1 | head -1`)
+            self.err = _silenced(self.err)
 
     def _warn(self, text: str) -> None:
         self._say(f"WARNING: {text}")
@@ -196,40 +228,61 @@ class MatchServer:
 
     def _connect_seats(self) -> None:
         listeners = self._listen()
-        print(" ".join(str(s.getsockname()[1]) for s in listeners), file=self.out, flush=True)
+        self._print_out(" ".join(str(s.getsockname()[1]) for s in listeners))
         deadline = None if self.o.start_timeout is None else time.monotonic() + self.o.start_timeout / 1000
         try:
-            for index, listener in enumerate(listeners):
-                if deadline is not None:
-                    listener.settimeout(max(deadline - time.monotonic(), 0.001))
-                try:
-                    conn, _ = listener.accept()
-                except TimeoutError:
-                    self._say(f"ERROR: seat {index + 1} did not connect in time")
-                    raise MatchAborted(
-                        f"seat {index + 1} ({self.o.names[index]}) did not connect within "
-                        f"--start_timeout {self.o.start_timeout} ms"
-                    ) from None
-                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self.seats[index].connect(conn)
+            for seat, listener in zip(self.seats, listeners):
+                self._accept(seat, listener, deadline)
+            # The listeners stay open until every seat has said its version: a seat whose
+            # first connection was a stray one is accepted again on its port.
+            for seat, listener in zip(self.seats, listeners):
+                self._check_version(seat, listener, deadline)
         finally:
             for listener in listeners:
                 listener.close()
-        for seat in self.seats:
-            self._check_version(seat, deadline)
 
-    def _check_version(self, seat: _Seat, deadline: float | None) -> None:
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-        assert seat.reader is not None
+    def _accept(self, seat: _Seat, listener: socket.socket, deadline: float | None) -> None:
+        """Wait for ``seat``'s connection on ``listener`` (until ``deadline``, if any)."""
+        if deadline is not None:
+            listener.settimeout(max(deadline - time.monotonic(), 0.001))
         try:
-            line = seat.reader.readline(timeout)
-        except (PeerClosed, PeerTimeout):
+            conn, _ = listener.accept()
+        except TimeoutError:
+            self._say(f"ERROR: seat {seat.index + 1} did not connect in time")
+            raise MatchAborted(
+                f"seat {seat.index + 1} ({seat.name}) did not connect within --start_timeout {self.o.start_timeout} ms"
+            ) from None
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        seat.connect(conn)
+
+    def _check_version(self, seat: _Seat, listener: socket.socket, deadline: float | None) -> None:
+        line = None
+        for attempt in range(2):
+            timeout = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            assert seat.reader is not None and seat.sock is not None
+            try:
+                line = seat.reader.readline(timeout)
+                break
+            except PeerTimeout:
+                break
+            except PeerClosed:
+                if attempt:
+                    break
+                # A connection that closed without a word (a port probe, a health check, a
+                # bot started too early) is dropped once; the seat's real client may follow.
+                self._say(
+                    f"dealer: a connection to seat {seat.index + 1}'s port closed before its version line; "
+                    "dropped, waiting for the seat to connect again"
+                )
+                seat.sock.close()
+                self._accept(seat, listener, deadline)
+        if line is None:
             self._say(f"ERROR: could not read version string from seat {seat.index + 1}")
-            raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent no version line") from None
+            raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent no version line")
         parts = line[len("VERSION:") :].split(".") if line.startswith("VERSION:") else []
         numbers = [_leading_int(p) for p in parts[:3]]
         if len(numbers) < 3 or None in numbers:
-            self._say(f"ERROR: invalid version string {line}")
+            self._say(f"ERROR: invalid version string {printable(line)}")
             raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent {line[:80]!r} instead of VERSION:2.0.0")
         if numbers[0] != _VERSION_MAJOR or numbers[1] > _VERSION_MINOR:  # type: ignore[operator]
             self._say(f"ERROR: this server is currently using version {VERSION}")
@@ -282,10 +335,18 @@ class MatchServer:
         """The reference's readPlayerResponse: returns the action to play and when it came."""
         prefix = sent_line + ":"
         assert seat.reader is not None
+        # One deadline for the whole response, counted from when the state went out: every
+        # line the seat sends meanwhile (comments, stale or bad replies) spends its time, as
+        # in the reference, so no stream of them holds the match past --t_response.
+        started = time.monotonic() - max(time.time() - sent, 0.0)
+        deadline = started + self.o.t_response / 1000
+        # The first read waits the whole --t_response (unchanged from read to read, so the
+        # reader sets no new socket timeout: the usual reply costs no system call more).
+        timeout = self.o.t_response / 1000
         while True:
-            started = time.monotonic()
             try:
-                line = seat.reader.readline(self.o.t_response / 1000)
+                line = seat.reader.readline(timeout)
+                timeout = max(deadline - time.monotonic(), 0.0)
             except (PeerClosed, PeerTimeout) as exc:
                 waited = time.monotonic() - started
                 self._say(f"ERROR: could not get action from seat {seat.index + 1}")
@@ -294,7 +355,7 @@ class MatchServer:
                 raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) {what} in hand {self.hand}") from None
             received = time.time()
             if not self.o.quiet:
-                self._say(f"FROM {seat.index + 1} at {_stamp(received)} {line}")
+                self._say(f"FROM {seat.index + 1} at {_stamp(received)} {printable(line)}")
             if line[:1] in ("#", ";"):
                 continue
             if not self._check_times(seat, sent, received):
@@ -479,11 +540,13 @@ class MatchServer:
         if not self.o.quiet:
             self._say(f"FINISHED at {_stamp(self.last_sent)}")
         score = format_score_line(tuple(self.totals), tuple(self.o.names))
-        print(score, file=self.out, flush=True)
-        self._say(score)
+        # The log first: it is the record of the match, and stdout may be gone (a reader
+        # such as `| head -1` that took the ports line and left).
         if self.log_file is not None:
             self.log_file.write(score + "\n")
             self.log_file.flush()
+        self._print_out(score)
+        self._say(score)
 
     def _play_hand(self, state: State, views: HandViews) -> State:
         """Send every seat each state of the hand and play the replies; returns the finished state."""
@@ -513,14 +576,31 @@ class MatchServer:
                 f.close()
 
 
+def _silenced(stream: TextIO) -> TextIO:
+    """``stream`` whose reader has gone, made to write nowhere from now on.
+
+    Its descriptor is pointed at /dev/null, so that what is still buffered, and the
+    interpreter's flush at exit, go there instead of failing again.
+    """
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # no descriptor (or closed): a sink that keeps nothing
+        return open(os.devnull, "w")  # stays open until exit, as the stream it replaces
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return stream
+
+
 def _leading_int(text: str) -> int | None:
     """sscanf("%u")-like: the integer at the start of ``text``, or None.
 
     Like ``strtoul`` a number too long to hold is clamped (to 10**18, far above any version).
     """
     digits = ""
-    for ch in text.strip():
-        if not ch.isdigit():
+    # ASCII only, as C's isspace and isdigit: str.isdigit also takes other scripts' digits.
+    for ch in text.strip(" \t\n\r\f\v"):
+        if ch not in "0123456789":
             break
         digits += ch
     if len(digits) > 18:

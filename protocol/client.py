@@ -5,8 +5,9 @@
             if match.is_my_turn:
                 conn.act(match, CALL)
 
-``states()`` skips comment lines, logs and skips lines it cannot parse (a bad line
-from the dealer never crashes a client), and ends cleanly when the dealer closes.
+``states()`` skips comment lines, logs and skips lines it cannot parse or that no
+dealer sends (see :mod:`protocol.wire`: a bad line from the dealer never crashes a
+client), and ends cleanly when the dealer closes.
 """
 
 from __future__ import annotations

@@ -4,15 +4,24 @@ Every reader has a printer that is its exact inverse on well-formed input:
 ``format_matchstate(parse_matchstate(line, game)) == line``.  Readers follow the
 reference's leniency where a real dealer or client relies on it (action letters in
 either case, ``k``/``b`` aliases, the ``/`` between rounds being optional) and
-raise :class:`~protocol.errors.WireFormatError` with a sentence otherwise.
+raise :class:`~protocol.errors.WireFormatError` with a sentence otherwise.  Numbers
+are ASCII digits only, as C reads them.
+
+A seat's parsers (:func:`parse_matchstate`, :class:`MatchStateReader`) take only
+lines a dealer can send it: ASCII, cards of the game's deck spelled as the dealer
+spells them and none twice, its own cards whenever it is to act, and other seats'
+only at a showdown they reached (:func:`check_view`).  So a client skips any other
+line, and whatever it answers can be echoed.  The dealer's reading of a reply's echo
+(:func:`read_matchstate`) keeps the reference's leniency.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from protocol.cards import RANK_CHARS, SUIT_CHARS, card_str, parse_card
+from protocol.cards import RANK_CHARS, SUIT_CHARS, card_str, deck, parse_card
 from protocol.errors import IllegalActionError, WireFormatError
 from protocol.gamedef import GameDef
 from protocol.rules import Action, ActionType, State, initial_state, with_cards
@@ -22,9 +31,12 @@ VERSION_LINE = f"VERSION:{VERSION}"
 
 _LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r": ActionType.RAISE, "b": ActionType.RAISE}
 # sscanf("%d") semantics: optional white space, optional sign, digits.
-_INT_RE = re.compile(r"\s*([+-]?\d+)")
-_HEADER_RE = re.compile(r"MATCHSTATE:(\d+):(\d+):")
-_STATE_HEADER_RE = re.compile(r"STATE:(\d+):")
+# re.ASCII: Python's \d and \s also match other scripts' digits and spaces ('r٣٠٠' would be
+# a raise to 300), which no C reader accepts and which cannot be echoed in an ASCII reply.
+_INT_RE = re.compile(r"\s*([+-]?\d+)", re.ASCII)
+_HEADER_RE = re.compile(r"MATCHSTATE:(\d+):(\d+):", re.ASCII)
+_STATE_HEADER_RE = re.compile(r"STATE:(\d+):", re.ASCII)
+_DIGIT_CHARS = frozenset("0123456789")
 #: Integers with more digits are refused: every number of the protocol fits in 64 bits
 #: (the reference reads 32), and Python will not convert more than 4,300 digits.
 MAX_INT_DIGITS = 18
@@ -194,11 +206,74 @@ def _read_header(header: re.Match[str], game: GameDef) -> tuple[int, int]:
 
 
 def parse_matchstate(line: str, game: GameDef) -> MatchState:
-    """Parse a whole MATCHSTATE line (without line ending)."""
+    """Parse a whole MATCHSTATE line (without line ending) as a seat receives it.
+
+    Stricter than :func:`read_matchstate` (which reads the echo in a reply as leniently
+    as the reference dealer does): the line must be a view a dealer can send, see
+    :func:`check_view`.
+    """
+    if not line.isascii():
+        raise WireFormatError("the line holds characters outside ASCII")
     match, used = read_matchstate(line, game)
     if used != len(line):
         raise WireFormatError(f"unexpected text {line[used:]!r} after the match state")
+    # The betting holds no ':', so the cards are what follows the fourth.
+    _check_cards(line.split(":", 4)[4], match.state, _deck_cards(game))
+    check_view(match)
     return match
+
+
+# --- what a seat may be sent -------------------------------------------------------
+
+#: Rank letters only upper case and suit letters only lower case: the dealer's spelling.
+_NOT_CANONICAL = frozenset("tjqkaCDHS")
+
+
+@cache
+def _deck_cards(game: GameDef) -> frozenset[int]:
+    return frozenset(deck(game))
+
+
+def _check_cards(text: str, state: State, deck_cards: frozenset[int]) -> None:
+    """The cards a dealer can send: spelled as it spells them, from the game's deck, none twice.
+
+    ``text`` is the line's (already parsed) cards section, ``state`` holds its cards,
+    ``deck_cards`` is :func:`_deck_cards` of its game (passed in: hashing a game costs
+    more than the whole check).
+
+    Raises:
+        WireFormatError: naming the first card that breaks a rule.
+    """
+    if not _NOT_CANONICAL.isdisjoint(text):
+        raise WireFormatError(f"cards {text!r} are not spelled as a dealer spells them (e.g. 'Td', not 'tD')")
+    cards = sum(state.hole_cards, state.board)
+    distinct = set(cards)
+    if len(distinct) != len(cards):
+        twice = next(card for i, card in enumerate(cards) if card in cards[:i])
+        raise WireFormatError(f"card {card_str(twice)} appears twice in {text!r}")
+    if not distinct <= deck_cards:
+        raise WireFormatError(f"card {card_str(min(distinct - deck_cards))} is not in this game's deck")
+
+
+def check_view(match: MatchState) -> None:
+    """Refuse a match state no dealer sends this seat.
+
+    The seat's own hole cards are there whenever it is to act, and another
+    position's only when the hand has ended at a showdown that position reached
+    (as the reference shows them).  Card spelling, deck and duplicates are checked
+    by the parsers, which see the text.
+
+    Raises:
+        WireFormatError: if ``match`` breaks one of these rules.
+    """
+    state = match.state
+    position = match.position
+    for p, cards in enumerate(state.hole_cards):
+        if cards and p != position and not (state.is_showdown and not state.folded[p]):
+            when = "though it folded" if state.folded[p] else "before a showdown"
+            raise WireFormatError(f"position {p}'s hole cards are shown {when}")
+    if not state.finished and state.current_player == position and not state.hole_cards[position]:
+        raise WireFormatError(f"position {position} is to act but the line gives it no hole cards")
 
 
 class MatchStateReader:
@@ -211,6 +286,7 @@ class MatchStateReader:
 
     def __init__(self, game: GameDef) -> None:
         self.game = game
+        self._deck = _deck_cards(game)
         self._hand = -1
         self._betting = ""
         self._state: State | None = None
@@ -218,6 +294,13 @@ class MatchStateReader:
         self._cards: tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] = ((), ())
 
     def parse(self, line: str) -> MatchState:
+        """Parse one line; see :func:`parse_matchstate` for what is refused.
+
+        Raises:
+            WireFormatError: if ``line`` is no view a dealer could send this seat.
+        """
+        if not line.isascii():
+            raise WireFormatError("the line holds characters outside ASCII")
         header = _HEADER_RE.match(line)
         if header is None:
             raise WireFormatError("expected 'MATCHSTATE:<position>:<hand>:'")
@@ -231,7 +314,7 @@ class MatchStateReader:
             and hand == self._hand
             and betting.startswith(known)
             # The old betting must end on an action boundary ("r30" is no prefix of "r300").
-            and not betting[len(known) : len(known) + 1].isdigit()
+            and betting[len(known) : len(known) + 1] not in _DIGIT_CHARS
         )
         if replaying:
             state, pos = _read_betting(line, start + len(known), self._state)  # type: ignore[arg-type]
@@ -243,12 +326,17 @@ class MatchStateReader:
             state, end = _read_cards_section(line, pos, state)
             if end != len(line):
                 raise WireFormatError(f"unexpected text {line[end:]!r} after the match state")
+            _check_cards(line[pos:], state, self._deck)
             self._cards_key, self._cards = key, (state.hole_cards, state.board)
         elif not replaying:
             state = with_cards(state, *self._cards)
         # (A replayed state carries the last line's cards: the kept state always has them.)
+        match = MatchState(position, state)
+        # Whose cards may show depends on the betting and the position, not only on the
+        # cards text: checked on every line.  A refused line leaves the kept state as it was.
+        check_view(match)
         self._hand, self._betting, self._state = hand, betting, state
-        return MatchState(position, state)
+        return match
 
 
 _CARD_TEXT = [card_str(c) for c in range(52)]
@@ -396,6 +484,9 @@ def parse_state_line(line: str, game: GameDef) -> LoggedHand:
 
 def _parse_values(text: str, count: int) -> tuple[float, ...]:
     items = text.split("|")
+    # float() reads other scripts' digits too; a log line is ASCII.
+    if not text.isascii():
+        raise WireFormatError(f"values {text!r} hold characters outside ASCII")
     if len(items) != count:
         raise WireFormatError(f"expected {count} values, got {len(items)}")
     try:
