@@ -2,8 +2,9 @@
 
 The state is rebuilt from every line by :mod:`protocol` (``Connection.states``:
 comment lines skipped, a malformed line logged and skipped, the end of the match or
-a dropped connection ends the iteration).  Each decision is logged to the decision
-log as soon as the reply is sent, so a crash loses nothing already played.
+a dropped connection ends the iteration).  Each decision is written to the decision
+log (flushed) just before the reply is sent, so a crash loses nothing already played:
+a hand the dealer finished has every decision of ours logged.
 
 Nothing a decision raises ends the match: the line is logged with the error and
 answered with a check/call (always legal on the seat's turn), logged as a decision
@@ -65,6 +66,17 @@ def play(conn: Connection, agent: Agent, writer: DecisionLogWriter | None = None
             continue
         agent.clock.start_action()
         decision = _decide(agent, match, conn.last_line)
+        seconds = time.monotonic() - received
+        # Logged before it is sent: a seat killed between the two must not leave a hand the
+        # dealer finished without its decision (a resumed run would then miss it for good).
+        if writer is not None:
+            try:
+                writer.record(
+                    hand=match.hand_number, position=match.position, state=conn.last_line, probs=decision.probs,
+                    taken=str(decision.action), range=decision.range, seconds=seconds, detail=decision.detail,
+                )  # fmt: skip
+            except Exception as exc:  # a row the log cannot take must not end the match
+                log.error("decision not logged", line=conn.last_line, error=repr(exc))
         try:
             conn.act(match, decision.action)
         except OSError as exc:
@@ -76,18 +88,9 @@ def play(conn: Connection, agent: Agent, writer: DecisionLogWriter | None = None
             agent.clock.end_action()
             continue
         agent.clock.end_action()
-        seconds = time.monotonic() - received
         summary.action_seconds.append(seconds)
         summary.decisions += 1
         summary.sources[decision.source] = summary.sources.get(decision.source, 0) + 1
-        if writer is not None:
-            try:
-                writer.record(
-                    hand=match.hand_number, position=match.position, state=conn.last_line, probs=decision.probs,
-                    taken=str(decision.action), range=decision.range, seconds=seconds, detail=decision.detail,
-                )  # fmt: skip
-            except Exception as exc:  # the reply is sent: a row the log cannot take must not end the match
-                log.error("decision not logged", line=conn.last_line, error=repr(exc))
     if last is not None and not last.state.finished:
         summary.ended = "connection lost"
     return summary
