@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.bots import POLICIES
+from dealer.bots import POLICIES, declared, prepare
 from protocol.client import Connection
 from protocol.decisions import DecisionLogWriter
 from protocol.gamedef import GameDef
@@ -38,13 +38,21 @@ def play(
     """Connect and play until the dealer closes; returns the number of decisions made.
 
     Raises:
-        BotFailed: if the decision log cannot be written or the dealer cannot be reached.
+        BotFailed: if the bot cannot play ``game``, the decision log cannot be written
+            or the dealer cannot be reached.
     """
     policy = POLICIES[kind]
+    try:
+        prepare(kind, game)  # before connecting: a bot that loads tables is ready for its first state
+    except ValueError as exc:
+        raise BotFailed(str(exc)) from None
     rng = np.random.default_rng(seed)
+    declared_policy, strategy = declared(kind)
     try:
         writer = (
-            DecisionLogWriter(decision_log, seat=name or kind, match=match, game=game, policy=kind)
+            DecisionLogWriter(
+                decision_log, seat=name or kind, match=match, game=game, policy=declared_policy, strategy=strategy
+            )
             if decision_log is not None
             else None
         )

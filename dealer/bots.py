@@ -14,6 +14,11 @@ Kinds (``dealer bot KIND ...``):
 ``raise``   the minimum legal raise, else call.
 ``allin``   raise all-in (limit games: the maximum raise), else call.
 ``fold``    fold when facing a bet, else check.
+``equity``  a heuristic heads-up hold'em player (:mod:`dealer.equitybot`): its equity
+            against a range narrowed by the opponent's actions, pot odds, value bets
+            and a few bluffs.  Its play depends on its cards, so it is not in
+            :data:`CARD_INDEPENDENT` and its decision log declares a card-dependent
+            strategy instead of a policy.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from protocol.decisions import BASELINE, CARD_DEPENDENT
+from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
 
 
@@ -101,17 +108,61 @@ def fold_policy(state: State) -> Distribution:
     return Distribution(((FOLD if state.can_fold() else CALL, 1.0),))
 
 
+def equity_policy(state: State) -> Distribution:
+    """The equity bot (:func:`dealer.equitybot.equity_policy`), imported on first use so
+    that its tables and numba kernels cost the other bots nothing."""
+    from dealer.equitybot import equity_policy as policy
+
+    return policy(state)
+
+
 POLICIES: dict[str, Policy] = {
     "random": random_policy,
     "call": call_policy,
     "raise": raise_policy,
     "allin": allin_policy,
     "fold": fold_policy,
+    "equity": equity_policy,
 }
 
 #: Policies whose distribution never depends on the acting seat's own cards (every
-#: baseline): AIVAT can average over such a seat's private cards in closed form.
-CARD_INDEPENDENT: frozenset[Policy] = frozenset(POLICIES.values())
+#: baseline but ``equity``): AIVAT can average over such a seat's private cards in closed form.
+CARD_INDEPENDENT: frozenset[Policy] = frozenset(p for p in POLICIES.values() if p is not equity_policy)
+
+
+def declared(kind: str) -> tuple[str | None, str]:
+    """What a decision log's header says ``kind`` plays: ``(policy, strategy)``.
+
+    A card-independent bot names its policy (an evaluator may then replay it at any
+    cards); a card-dependent one declares only that its play depends on its cards.
+    """
+    if POLICIES[kind] in CARD_INDEPENDENT:
+        return kind, BASELINE
+    return None, CARD_DEPENDENT
+
+
+def prepare(kind: str, game: GameDef) -> None:
+    """Ready bot ``kind`` for a match of ``game`` (tables loaded, kernels compiled).
+
+    Raises:
+        ValueError: (one sentence) if the bot cannot play ``game``.
+    """
+    if kind == "equity":
+        from dealer.equitybot import prepare as prepare_equity
+
+        prepare_equity(game)
+
+
+def game_problem(kind: str, game: GameDef) -> str | None:
+    """Why bot ``kind`` cannot play ``game``, or None if it can (loads no table)."""
+    if kind == "equity":
+        from dealer.equitybot import UnsupportedGame, check_game
+
+        try:
+            check_game(game)
+        except UnsupportedGame as exc:
+            return str(exc)
+    return None
 
 
 def policy_name(policy: Policy) -> str | None:

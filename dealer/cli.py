@@ -26,7 +26,8 @@ EPILOG_BOT = """examples:
   dealer bot call 127.0.0.1 18002 --game leduc.limit.2p --decision-log call.dlog
 
 kinds: random (the reference example player), call, raise (minimum raise),
-allin, fold (fold when facing a bet)."""
+allin, fold (fold when facing a bet), equity (a heuristic heads-up hold'em player:
+equity against the opponent's narrowed range, pot odds; dealer.equitybot)."""
 
 
 def _nonnegative(text: str) -> int:

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dealer.bots import POLICIES
+from dealer.bots import POLICIES, game_problem
 from dealer.server import MAX_SEED, NAME_FORBIDDEN
 from precompute.progress import Progress
 from protocol.decisions import truncate_decision_log
@@ -38,10 +38,13 @@ EPILOG = """examples:
   dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
   dealer run --resume matches/20261121-120000  # finish a run stopped with Ctrl-C
 
-A seat is a bot kind (random, call, raise, allin, fold), agent (our agent; heads-up
-no-limit games), agent-blueprint (our agent without subgame solving: dealer run agent
-agent-blueprint --duplicate measures what solving adds) or a command that gets HOST and
-PORT appended.  --hands defaults to
+A seat is a bot kind (random, call, raise, allin, fold, equity: a heuristic heads-up
+hold'em player), agent (our agent; heads-up no-limit games), agent-blueprint (our agent
+without subgame solving: dealer run agent agent-blueprint --duplicate measures what
+solving adds) or a command that gets HOST and PORT appended; in a command, {game},
+{seed}, {name}, {match}, {decision_log}, {time_budget} and {action_limit} (seconds) are
+filled in per match, so a command can log its decisions for AIVAT where dealer run reads
+them (e.g. "agent-v1/run.sh --decision-log {decision_log} --name {name}").  --hands defaults to
 200 when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default matches/<time>): MATCH.log per
 match in the reference format, decision logs in decisions/, each seat's output in
 MATCH.<seat>.out; the run's settings in run.json, which --resume reads."""
@@ -149,15 +152,25 @@ def _seat_command(
         "--game", game_arg, "--seed", str(seed * 100 + order_index), "--name", seat.name,
         "--match", match, "--decision-log", str(out / "decisions" / f"{match}.{seat.name}.dlog"),
     ]  # fmt: skip
+    t_response, t_per_hand = limits
     if seat.is_bot:
         return [sys.executable, "-m", "dealer.cli", "bot", seat.spec, "127.0.0.1", str(port), *logged]
     if seat.is_agent:
-        t_response, t_per_hand = limits
         return [
             sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged, *AGENTS[seat.spec],
             "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000),
         ]  # fmt: skip
-    return shlex.split(seat.spec) + ["127.0.0.1", str(port)]
+    # A command's placeholders get what those options give our own seats.
+    fields = {option[2:].replace("-", "_"): value for option, value in zip(logged[::2], logged[1::2])}
+    fields.update(time_budget=str(t_per_hand / 1000), action_limit=str(t_response / 1000))
+    return [_filled(word, fields) for word in shlex.split(seat.spec)] + ["127.0.0.1", str(port)]
+
+
+def _filled(word: str, fields: dict[str, str]) -> str:
+    """``word`` with each ``{field}`` replaced; other braces stay (a command may hold shell code)."""
+    for key, value in fields.items():
+        word = word.replace("{" + key + "}", value)
+    return word
 
 
 def _count_hands(log: Path, state: dict[str, int]) -> int:
@@ -282,6 +295,9 @@ def _check_settings(settings: dict) -> list[str]:
         raise RunFailed(f"{game.num_players} seats needed for {settings['game']}, got {len(specs)}")
     if any(spec in AGENTS for spec in specs) and not _heads_up_nolimit(game):
         raise RunFailed(f"the agent plays heads-up no-limit games only, not {settings['game']}")
+    for spec in dict.fromkeys(s for s in specs if s in POLICIES):
+        if (problem := game_problem(spec, game)) is not None:
+            raise RunFailed(f"{problem}, not {settings['game']}")
     if settings["hands"] < 1:
         raise RunFailed("--hands must be at least 1")
     if not 0 <= settings["seed"] <= MAX_SEED:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.bots import Policy, policy_name
+from dealer.bots import Policy, declared, policy_name
 from dealer.dealing import Dealer
 from dealer.evaluation.aivat import DecisionIndex
 from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
@@ -42,7 +42,9 @@ from protocol.wire import (
 @dataclass(frozen=True, slots=True)
 class SimulatedMatch:
     """A played match: its hands, the decisions of the seats that log them, and the
-    baseline policy each logging seat declares (when it plays one)."""
+    baseline policy each logging seat declares (when it plays a card-independent one);
+    ``ranged``: logging seats whose decisions carry their range; ``card_dependent``:
+    logging seats that declare a card-dependent strategy (ranged or not)."""
 
     name: str
     game: GameDef
@@ -52,6 +54,7 @@ class SimulatedMatch:
     decisions: tuple[tuple[str, Decision], ...]
     policies: dict[str, str]
     ranged: frozenset[str] = frozenset()
+    card_dependent: frozenset[str] = frozenset()
 
     def match_log(self) -> MatchLog:
         """The match as :func:`dealer.evaluation.matchlog.read_match_log` would return it."""
@@ -88,7 +91,7 @@ class SimulatedMatch:
                 if seat not in writers:
                     writers[seat] = DecisionLogWriter(
                         folder / "decisions" / f"{self.name}.{seat}.dlog", seat=seat, match=self.name, game=self.game,
-                        policy=self.policies.get(seat), strategy=CARD_DEPENDENT if seat in self.ranged else None,
+                        policy=self.policies.get(seat), strategy=CARD_DEPENDENT if seat in self.card_dependent else None,
                     )  # fmt: skip
                 writers[seat].record(
                     hand=d.hand, position=d.position, state=d.state, probs=list(d.probs), taken=d.taken,
@@ -169,8 +172,12 @@ def simulate_match(
         shown = state.game.board_cards_through(state.round)
         final = state if len(board) == shown else with_cards(state, holes, board[:shown])
         played.append(LoggedHand(final, final.values(), tuple(names[i] for i in at)))
-    declared = {n: kind for n, policy in seats if n in logging and (kind := policy_name(policy)) is not None}
-    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions), declared, frozenset(ranged) & logging)
+    kinds = {n: kind for n, policy in seats if n in logging and (kind := policy_name(policy)) is not None}
+    # A card-dependent bot (equity) names no policy: its header says what dealer bot's does.
+    policies = {n: kind for n, kind in kinds.items() if declared(kind)[0] is not None}
+    ranged = frozenset(ranged) & logging
+    card_dependent = ranged | {n for n, kind in kinds.items() if declared(kind)[1] == CARD_DEPENDENT}
+    return SimulatedMatch(name, game, seed, names, tuple(played), tuple(decisions), policies, ranged, card_dependent)
 
 
 def _range_of(policy: Policy, state: State, position: int, reach: np.ndarray, taken: Action) -> tuple[LoggedRange, int]:
