@@ -74,8 +74,9 @@ def play(
                     reseed(rng, seed, *hand)  # common random numbers across matches on the same deals
                 distribution = policy(matchstate.state)
                 action = distribution.sample(rng)
-                conn.act(matchstate, action)
-                decisions += 1
+                # Logged before it is sent: a bot killed between the two (Ctrl-C reaches the
+                # whole process group) must not leave a hand the dealer then finished without
+                # its decision, which a resumed run could never add back.
                 if writer is not None:
                     writer.record(
                         hand=matchstate.hand_number,
@@ -85,6 +86,8 @@ def play(
                         uniform_raise=distribution.uniform_raise,
                         taken=str(action),
                     )
+                conn.act(matchstate, action)
+                decisions += 1
     finally:
         if writer is not None:
             writer.close()
