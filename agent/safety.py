@@ -1,4 +1,4 @@
-"""Safe re-solving for the agent: Estimated-Maxmargin with gifts (Libratus, ALGORITHMS.md §2).
+"""Safe re-solving for the agent: Estimated-Maxmargin with gifts (Libratus; docs/algorithms.md, "Subgame solving").
 
 A hand's first subgame is solved safe against the blueprint (:func:`blueprint_alternatives`):
 each opponent hand's alternative is its best-response value against the blueprint's

@@ -155,7 +155,7 @@ def _bot(args: argparse.Namespace) -> int:
 EPILOG_REPORT = """examples:
   dealer report matches/20261121-120000/match.log
   dealer report matches/run1/*.log --decisions matches/run1/decisions --json r.json --plot r.png
-  dealer report ../shared/reference/logs/nolimit2p_s11.log
+  dealer report tests/data/reference/logs/nolimit2p_s11.log   # a reference dealer log
 
 Mirrored logs of a duplicate run (same seed and game, seats rotated) are paired
 hand by hand; decision logs add AIVAT's variance-reduced estimates."""

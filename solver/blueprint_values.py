@@ -8,7 +8,7 @@ the opponent's expected chips per private hand weighted by chance and the other
 player's reach.  Counterfactual values add up along the tree, which is why a gift
 found at an earlier decision can be spent at a later subgame in the same units.
 
-Gifts (ALGORITHMS.md §2): at an earlier opponent decision ``I'`` where the opponent
+Gifts (docs/algorithms.md, "Subgame solving"): at an earlier opponent decision ``I'`` where the opponent
 took ``a'`` on the way to the subgame, ``g(I', a') = max_a CBV(I', a) - CBV(I', a')``
 per opponent hand, CBV the opponent's best-response values against the blueprint.
 The ``lower-bound`` form takes the max over ``a'`` and the actions that end the hand

@@ -1,5 +1,5 @@
 """CFR-Jr and CFR-S (Celli, Marchesi, Bianchi, Gatti, NeurIPS 2019): coarse correlated
-equilibria of any small poker game (ALGORITHMS.md §7).
+equilibria of any small poker game (docs/algorithms.md, "Coarse correlated equilibria").
 
 Both run full-width CFR on the whole game (:func:`solver.cce_kernels.regret_pass`,
 simultaneous updates) and build the average *joint* distribution of normal-form

@@ -1,6 +1,6 @@
 """Augmented (safe) subgames: the opponent's root choice in a re-solved subgame.
 
-Brown & Sandholm (NIPS 2017) and Libratus (ALGORITHMS.md §2).  We re-solve a subgame
+Brown & Sandholm (NIPS 2017) and Libratus (docs/algorithms.md, "Subgame solving").  We re-solve a subgame
 S for the *re-solver*; the *opponent* enters S at one root infoset per private hand
 ``h``.  Every gadget is a rule for the opponent's reach at the root of S, updated each
 CFR iteration from the opponent's counterfactual values of entering S:

@@ -2,7 +2,7 @@
 
 Each iteration runs one traversal per player, each on its own sampled deal: the
 traverser tries every action, the others and chance are sampled.  On top of plain
-external sampling, the Pluribus schedule (ALGORITHMS.md §3) is available:
+external sampling, the Pluribus schedule (docs/algorithms.md, "Monte Carlo CFR") is available:
 
 * linear discounting early: every ``discount_every`` iterations up to
   ``discount_until``, regrets and average-strategy sums are multiplied by k/(k+1)

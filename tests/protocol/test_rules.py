@@ -1,4 +1,4 @@
-"""The rules of a hand: worked examples from PROTOCOL.md and the edge-case transcripts."""
+"""The rules of a hand: worked examples of the ACPC rules (docs/protocol.md) and the reference dealer's edge-case transcripts."""
 
 from __future__ import annotations
 
