@@ -4,7 +4,8 @@ Both run the same *match runner* (``python -m dealer.backends FOLDER``): it read
 ``FOLDER/task.json``, plays the match with :func:`dealer.run.play_match` into FOLDER
 (finishing it from its transaction log if an earlier attempt was cut short), and
 writes ``FOLDER/outcome.json``.  The runner dies with its parent (Linux), and on
-SIGTERM stops its dealer and seats, so a killed tournament leaves no match running.
+SIGTERM stops its dealer and seats, which die with it if it is killed outright
+(:mod:`dealer.lifetime`), so a killed tournament leaves no match running.
 
 Ray tasks play in a temporary folder on the worker and return every file's bytes,
 which the head writes into its own match folder: no shared file system is needed,
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dealer.lifetime import FolderLock
 from dealer.run import RunFailed, Seat, _count_hands, _tail, is_finished, play_match, rewind_match
 from dealer.tournament import MatchTask
 from precompute.progress import Progress
@@ -54,6 +56,17 @@ def run_match(folder: Path) -> dict[str, Any]:
     outcome: dict[str, Any] = {"match": task.match, "lineup": task.lineup, "folder": str(folder)}
     outcome.update(status="ok", resumed_from=0)
     game_arg = task.game if task.game in bundled_game_names() else str(folder / task.game)
+    # One runner per match folder, and none while the dealer or a seat of a killed
+    # earlier attempt still writes there (see dealer.lifetime).
+    try:
+        lock = FolderLock(folder / "run.lock")
+    except BlockingIOError:
+        return {**outcome, "status": "failed", "hands": _count_hands(log, {}),
+                "message": f"another runner is playing this match in {folder}"}  # fmt: skip
+    if survivors := lock.survivors():
+        pids = " ".join(map(str, survivors))
+        return {**outcome, "status": "failed", "hands": _count_hands(log, {}),
+                "message": f"processes {pids} of a stopped attempt still write in {folder}; stop them (kill {pids})"}  # fmt: skip
     for attempt in range(2):
         if is_finished(log):
             break
@@ -64,7 +77,7 @@ def run_match(folder: Path) -> dict[str, Any]:
             play_match(
                 [Seat(name, spec) for name, spec in task.order], match=task.match, game_arg=game_arg, hands=task.hands,
                 seed=task.seed, out=folder, t_response=task.t_response, t_per_hand=task.t_per_hand,
-                start_timeout=task.start_timeout, progress=False, resume=resumed > 0,
+                start_timeout=task.start_timeout, progress=False, resume=resumed > 0, lock=lock,
             )  # fmt: skip
         except RunFailed as exc:
             outcome.update(status="failed", message=str(exc))
@@ -189,7 +202,8 @@ def play_in_temp_folder(files: dict[str, bytes]) -> dict[str, bytes]:
         with open(folder / "runner.err", "w") as err:
             runner = [sys.executable, "-m", "dealer.backends", tmp]
             subprocess.run(runner, stdin=subprocess.DEVNULL, stdout=err, stderr=subprocess.STDOUT)
-        return _files_of(folder)
+        # A lock names this machine's processes: it means nothing on the head.
+        return {name: data for name, data in _files_of(folder).items() if not name.endswith(".lock")}
 
 
 class RayBackend:
@@ -225,7 +239,7 @@ class RayBackend:
     def submit(self, task: MatchTask, out: Path) -> None:
         folder = stage(task, out)
         (folder / OUTCOME_FILE).unlink(missing_ok=True)
-        files = {k: v for k, v in _files_of(folder).items() if not k.endswith((".out", ".err"))}
+        files = {k: v for k, v in _files_of(folder).items() if not k.endswith((".out", ".err", ".lock"))}
         self.running[self.remote.remote(files)] = (task, folder)
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:

@@ -12,11 +12,12 @@ team's bot plug in as is.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import itertools
 import json
 import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -24,19 +25,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.bots import POLICIES, game_problem
-from dealer.server import MAX_SEED, NAME_FORBIDDEN
+from dealer.lifetime import FolderLock, describe_exit, start_member, stop_group
 from precompute.progress import Progress
-from protocol.decisions import truncate_decision_log
-from protocol.gamedef import GameDef, load_game
+from protocol.errors import GameDefError
+from protocol.gamedef import GameDef, bundled_game_names, load_game
+
+# The dealer (numpy) and the decision-log reader load when a run starts, not for `dealer run --help`.
+
+DESCRIPTION = """\
+Starts the dealer (dealer serve) and every seat as processes over loopback, shows
+progress, keeps all logs in one folder, and prints each seat's result.  A seat is a
+baseline bot kind, agent (our competition agent, started as the command
+'agent connect HOST PORT': the dealer never imports it), agent-blueprint (the same
+agent playing its blueprint only, never solving), or any command; a command gets HOST
+and PORT appended, so the reference example player or another team's bot plug in as
+is.  The dealer and seats stop with this command, however it is stopped."""
 
 EPILOG = """examples:
   dealer run                                   # agent vs call, heads-up no-limit, 200 hands
   dealer run agent random --hands 1000 --duplicate
-  dealer run random raise --hands 5000 --duplicate
-  dealer run call "python my_bot.py" --game holdem.limit.2p
+  dealer run random raise --hands 5000 --duplicate --out matches/demo
+  dealer run --resume matches/demo             # finish a run that was stopped (Ctrl-C, kill, a crash)
+  dealer run call "dealer bot random --game {game}" --game holdem.limit.2p   # a command seat
   dealer run random call fold --game holdem.nolimit.3p --duplicate
-  dealer run "./example_player holdem.nolimit.2p.game" random --game holdem.nolimit.2p
-  dealer run --resume matches/20261121-120000  # finish a run stopped with Ctrl-C
 
 A seat is a bot kind (random, call, raise, allin, fold, equity: a heuristic heads-up
 hold'em player), agent (our agent; heads-up no-limit games), agent-blueprint (our agent
@@ -92,7 +103,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
         help="play a whole local match (dealer + seats) and print the result",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -122,6 +133,8 @@ def seat_names(specs: list[str], given: str | None) -> list[str]:
             raise RunFailed(f"--names needs {len(specs)} different names")
     else:
         names = [spec if spec in POLICIES or spec in AGENTS else Path(shlex.split(spec)[0]).name for spec in specs]
+    from dealer.server import NAME_FORBIDDEN
+
     bad = [n for n in names if any(ch in n for ch in NAME_FORBIDDEN + " \t/\\") or not n.isprintable()]
     if bad:
         raise RunFailed(f"seat name {bad[0]!r} may not contain '|', ':', '/', '\\' or spaces (use --names)")
@@ -187,35 +200,52 @@ def _count_hands(log: Path, state: dict[str, int]) -> int:
     return state["hands"]
 
 
-def _seat_exits(procs: list[tuple[Seat, subprocess.Popen, Path]]) -> str:
-    """How each seat that died ended, with its last output lines."""
+def _seat_exits(procs: list[tuple[Seat, subprocess.Popen, Path]], dealer_running: bool) -> str:
+    """How each seat that ended early ended, with its last output lines."""
     text = ""
     for index, (seat, proc, seat_out) in enumerate(procs):
         try:
             code = proc.wait(1)
         except subprocess.TimeoutExpired:
             continue
-        if code != 0:
-            text += f"\nseat {index + 1} ({seat.name}) exited with code {code}"
+        if code != 0 or dealer_running:  # a seat that left cleanly while the dealer still played quit early too
+            text += f"\nseat {index + 1} ({seat.name}) {describe_exit(code)}"
             output = _tail(seat_out, MAX_SEAT_OUTPUT_LINES)
             if output:
                 text += f"; its last output:\n{output}"
     return text
 
 
-def _tail(path: Path, lines: int) -> str:
+def _tail(path: Path, lines: int, start: int = 0) -> str:
+    """The last ``lines`` lines of ``path`` after byte ``start`` ('' if none)."""
     try:
-        text = path.read_text(errors="replace").strip().splitlines()
+        with open(path, "rb") as f:
+            f.seek(start)
+            text = f.read().decode(errors="replace").strip().splitlines()
     except FileNotFoundError:
         return ""
     return "\n".join(text[-lines:])
 
 
+def _stopped(done: int, log: Path) -> str:
+    if done == 0:
+        return "the match stopped before its first hand ended"
+    return f"the match stopped after {done} finished hands (kept in {log})"
+
+
+#: What a run waits for before the first hand when our agent plays (``--quiet`` hides it).
+AGENT_START = "waiting for the agent: loading the blueprint, compiling kernels (first run only, about a minute)"
+
+
 def play_match(
     order: list[Seat], *, match: str, game_arg: str, hands: int, seed: int, out: Path,
     t_response: int, t_per_hand: int, start_timeout: int, progress: bool, resume: bool = False,
+    lock: FolderLock | None = None,
 ) -> Path:  # fmt: skip
     """Play one match (with ``resume``, the rest of it); returns its log path.
+
+    The dealer and the seats die with this process (:mod:`dealer.lifetime`), in one
+    process group that ``lock`` records while they live.
 
     Raises:
         RunFailed: naming the culprit.
@@ -229,7 +259,14 @@ def play_match(
     mode = "a" if resume else "w"
     dealer_err = out / f"{match}.dealer.err"
     with open(dealer_err, mode) as err_file:
-        dealer = subprocess.Popen(dealer_cmd, stdout=subprocess.PIPE, stderr=err_file, text=True)
+        err_start = err_file.tell()  # a resumed match's file holds the earlier attempts' words too
+        try:
+            dealer = start_member(dealer_cmd, None, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err_file, text=True)
+        except OSError as exc:
+            raise RunFailed(f"the dealer could not start: {exc.strerror or exc}") from None
+    group = dealer.pid  # the dealer leads the match's process group; the seats join it
+    if lock is not None:
+        lock.add(group)
     procs: list[tuple[Seat, subprocess.Popen, Path]] = []
     log = out / f"{match}.log"
     try:
@@ -237,18 +274,23 @@ def play_match(
         ports_line = dealer.stdout.readline().split()
         if len(ports_line) != len(order):
             dealer.wait(10)
-            raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3) or 'no output'}")
+            raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3, start=err_start) or 'no output'}")
         for index, (seat, port) in enumerate(zip(order, ports_line)):
             seat_out = out / f"{match}.{seat.name}.out"
             cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out, (t_response, t_per_hand))
             with open(seat_out, mode) as f:
                 try:
-                    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                    proc = start_member(cmd, group, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
                 except OSError as exc:
                     raise RunFailed(f"seat {index + 1} ({seat.name}) could not start: {exc.strerror}: {cmd[0]}") from None
             procs.append((seat, proc, seat_out))
         counter: dict[str, int] = {}
         bar = Progress(match, hands, done=_count_hands(log, counter) if resume else 0, enabled=progress, unit="hands")
+        # Our agent spends its first hand loading: say so rather than show a bar stuck at 0.
+        waiting = "(waiting for the agent)" if any(seat.is_agent for seat in order) and bar.done == 0 else ""
+        if waiting and progress:
+            print(f"dealer run: {AGENT_START}", file=sys.stderr)
+        bar.status = waiting
         while dealer.poll() is None:
             codes = [proc.poll() for _, proc, _ in procs]
             if any(code is not None for code in codes):
@@ -260,36 +302,85 @@ def play_match(
                 except subprocess.TimeoutExpired:
                     done = _count_hands(log, counter)
                     raise RunFailed(
-                        f"the match stopped after {done} finished hands (kept in {log})" + _seat_exits(procs)
+                        f"{_stopped(done, log)} because a seat left it:" + _seat_exits(procs, dealer_running=True)
                     ) from None
-            bar.update(_count_hands(log, counter))
+            done = _count_hands(log, counter)
+            if waiting and done > bar.done:
+                bar.status = waiting = ""
+            bar.update(done)
             time.sleep(0.05)
         bar.update(_count_hands(log, counter))
         bar.close()
         score = dealer.stdout.read()
         if dealer.returncode != 0:
             done = _count_hands(log, counter)
-            reason = _tail(dealer_err, 4)
-            raise RunFailed(
-                f"the match stopped after {done} finished hands (kept in {log}):\n{reason}" + _seat_exits(procs)
-            )
+            from dealer.server import RESUME_HINT  # the dealer's own way to resume is not this command's
+
+            reason = _tail(dealer_err, 4, start=err_start).replace(RESUME_HINT, "")
+            reason = reason or f"the dealer {describe_exit(dealer.returncode)}"
+            raise RunFailed(f"{_stopped(done, log)}:\n{reason}" + _seat_exits(procs, dealer_running=False))
         if "SCORE:" not in score:
             raise RunFailed(f"the dealer finished without a SCORE line; see {dealer_err}")
         return log
     finally:
-        for proc in [dealer] + [p for _, p, _ in procs]:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in [dealer] + [p for _, p, _ in procs]:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_group(group, [dealer] + [p for _, p, _ in procs])
+        if lock is not None:
+            lock.remove(group)
+
+
+#: The type of each setting in RUN_FILE (``--resume`` trusts no file it did not check).
+SETTING_TYPES: dict[str, tuple[type, ...]] = {
+    "game": (str,), "hands": (int,), "seed": (int,), "duplicate": (bool,), "names": (str, type(None)),
+    "t_response": (int,), "t_per_hand": (int,), "start_timeout": (int,),
+}  # fmt: skip
+
+
+def _check_types(settings: dict, source: Path) -> None:
+    """Every setting of a saved run of the right type.  Raises RunFailed naming the file and the setting."""
+    wrong = next((key for key, kinds in SETTING_TYPES.items() if not _is_a(settings[key], kinds)), None)
+    seats = settings["seats"]
+    if wrong is None and not (isinstance(seats, list) and seats and all(isinstance(spec, str) for spec in seats)):
+        wrong = "seats"
+    if wrong is not None:
+        expected = {"seats": "a list of seats", "duplicate": "true or false", "game": "a game name",
+                    "names": "comma-separated names or null"}  # fmt: skip
+        raise RunFailed(
+            f"cannot resume: {source} gives {wrong!r} as {json.dumps(settings[wrong])}, "
+            f"not {expected.get(wrong, 'a whole number')}"
+        )
+
+
+def _is_a(value: object, kinds: tuple[type, ...]) -> bool:
+    # bool is an int to Python, but `"hands": true` is no number of hands.
+    return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+
+
+def _check_commands(specs: list[str]) -> None:
+    """Each command seat names a program that exists.  Raises RunFailed naming the seat."""
+    for index, spec in enumerate(specs):
+        if spec in POLICIES or spec in AGENTS:
+            continue
+        try:
+            words = shlex.split(spec)
+        except ValueError as exc:
+            raise RunFailed(f"seat {index + 1}: cannot read its command {spec!r} ({exc})") from None
+        if not words:
+            raise RunFailed(f"seat {index + 1} is empty; give a bot kind ({', '.join(POLICIES)}), agent, or a command")
+        if shutil.which(words[0]) is None:
+            raise RunFailed(
+                f"seat {index + 1}: {words[0]!r} is not a bot kind ({', '.join(POLICIES)}), an agent "
+                f"({', '.join(AGENTS)}), or a program on PATH or at that path"
+            )
 
 
 def _check_settings(settings: dict) -> list[str]:
     """Validate a run's settings; returns the seat names.  Raises RunFailed."""
-    game = load_game(settings["game"])
+    from dealer.server import MAX_SEED
+
+    try:
+        game = load_game(settings["game"])
+    except GameDefError as exc:
+        raise RunFailed(str(exc)) from None
     specs = settings["seats"]
     if len(specs) != game.num_players:
         raise RunFailed(f"{game.num_players} seats needed for {settings['game']}, got {len(specs)}")
@@ -305,7 +396,9 @@ def _check_settings(settings: dict) -> list[str]:
     for option in ("t_response", "t_per_hand", "start_timeout"):
         if settings[option] <= 0:
             raise RunFailed(f"--{option} must be a positive number of milliseconds, got {settings[option]}")
-    return seat_names(specs, settings["names"])
+    names = seat_names(specs, settings["names"])
+    _check_commands(specs)
+    return names
 
 
 def _heads_up_nolimit(game: GameDef) -> bool:
@@ -339,10 +432,57 @@ def _saved_settings(args: argparse.Namespace) -> dict:
         raise RunFailed(f"cannot resume: {path} does not exist (is {args.resume} a dealer run's folder?)") from None
     except (OSError, ValueError) as exc:
         raise RunFailed(f"cannot resume: {path} is unreadable ({exc})") from None
+    if not isinstance(settings, dict):
+        raise RunFailed(f"cannot resume: {path} holds no settings (a JSON object is expected)")
     missing = [key for key in ("seats", *RUN_DEFAULTS) if key not in settings]
     if missing:
         raise RunFailed(f"cannot resume: {path} lacks the setting {missing[0]!r}")
+    _check_types(settings, path)
     return settings
+
+
+#: The first line of a dealer's log: ``# name/game/hands/seed MATCH GAME HANDS SEED``.
+HEADER_TAG = "# name/game/hands/seed "
+
+
+def check_logs(out: Path, matches: list[str], plan: list[list[Seat]], settings: dict) -> None:
+    """The logs already in ``out`` are those of the run ``settings`` describe.
+
+    A log whose header, time limits or seats differ belongs to another run: resuming
+    would finish (or count as finished) a match the settings never asked for.
+
+    Raises:
+        RunFailed: naming the log, what differs, and both values.
+    """
+    for match, order in zip(matches, plan):
+        log = out / f"{match}.log"
+        try:
+            with open(log, "rb") as f:
+                head = [f.readline().decode(errors="replace").rstrip("\n") for _ in range(5)]
+        except FileNotFoundError:
+            continue
+        if not head[0]:
+            continue  # cut off before its first line: rewound and played afresh
+        fields = head[0].removeprefix(HEADER_TAG).rsplit(" ", 3)
+        if not head[0].startswith(HEADER_TAG) or len(fields) != 4:
+            raise RunFailed(f"cannot resume: {log} does not start with a dealer log header; give the run its own folder")
+        found = dict(zip(("match", "game", "hands", "seed"), fields))
+        found.update(line[3:].split(" ", 1) for line in head[1:4] if line.startswith("#--") and " " in line)
+        states = next((line for line in head if line.startswith("STATE:")), None)
+        expected = {"match": match, "game": settings["game"], "hands": str(settings["hands"]),
+                    "seed": str(settings["seed"]), "t_response": str(settings["t_response"]),
+                    "t_per_hand": str(settings["t_per_hand"])}  # fmt: skip
+        for key, value in expected.items():
+            if key in found and found[key] != value:
+                raise RunFailed(
+                    f"cannot resume: {log} is a match with {key} {found[key]}, but {out / RUN_FILE} says {value}; "
+                    "give a new run its own folder"
+                )
+        if states is not None and sorted(states.rsplit(":", 1)[-1].split("|")) != sorted(s.name for s in order):
+            raise RunFailed(
+                f"cannot resume: {log} is a match of {states.rsplit(':', 1)[-1].replace('|', ', ')}, but "
+                f"{out / RUN_FILE} names {', '.join(s.name for s in order)}; give a new run its own folder"
+            )
 
 
 def is_finished(log: Path) -> bool:
@@ -366,6 +506,8 @@ def rewind_match(out: Path, match: str) -> int:
     took.  With no finished hand (or no transaction log to replay), every old file is
     removed and the match starts afresh (0 is returned).
     """
+    from protocol.decisions import truncate_decision_log
+
     log, tlog = out / f"{match}.log", out / f"{match}.tlog"
     dlogs = sorted((out / "decisions").glob(f"{match}.*.dlog"))
     finished = 0
@@ -392,6 +534,29 @@ def rewind_match(out: Path, match: str) -> int:
     return finished
 
 
+def _keep_game_file(game_arg: str, out: Path) -> None:
+    """A copy of a game file beside the logs, where ``dealer report`` looks for the game
+    their headers name (it reads no file outside a log's folder)."""
+    source = Path(game_arg)
+    if game_arg in bundled_game_names() or not source.is_file():
+        return
+    copy = out / source.name
+    if not copy.exists():
+        shutil.copyfile(source, copy)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a plain kill, a CI timeout): stop as Ctrl-C does, dealer and seats first."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _kept_hands(out: Path, matches: list[str]) -> int:
+    return sum(_count_hands(out / f"{match}.log", {}) for match in matches)
+
+
 def run_command(args: argparse.Namespace) -> int:
     try:
         settings = _saved_settings(args) if args.resume else _new_settings(args)
@@ -402,33 +567,57 @@ def run_command(args: argparse.Namespace) -> int:
     seats = [Seat(n, spec) for n, spec in zip(names, settings["seats"])]
     seed, hands, game_arg = settings["seed"], settings["hands"], settings["game"]
     out = args.resume or args.out or Path("matches") / time.strftime("%Y%m%d-%H%M%S")
+    plan = match_plan(seats, settings["duplicate"])
+    matches = ["match"] if len(plan) == 1 else [f"match.{index + 1}" for index in range(len(plan))]
     if out.exists() and not out.is_dir():
         print(f"dealer run: --out {out} is a file, not a folder", file=sys.stderr)
         return 2
+    created = not out.exists()  # a run that plays no hand removes the folder it made, and only that
     try:
         (out / "decisions").mkdir(parents=True, exist_ok=True)
         # Held until this process ends: a second run (or a --resume) in the folder
         # while this one plays would cut and rewrite the logs under it.
-        lock = open(out / "run.lock", "w")  # noqa: SIM115
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if not args.resume:
-            (out / RUN_FILE).write_text(json.dumps(settings, indent=1) + "\n")
+        lock = FolderLock(out / "run.lock")
     except BlockingIOError:
         print(f"dealer run: another dealer run is playing in {out}; wait for it or stop it first", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"dealer run: cannot write the logs in {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    plan = match_plan(seats, settings["duplicate"])
+    # The lock died with a run that was killed; its dealer and seats die with it too, and
+    # until the last of them has gone (or if one will not) no log here may be cut.
+    survivors = lock.survivors()
+    if survivors:
+        pids = " ".join(map(str, survivors))
+        print(
+            f"dealer run: processes {pids} of a stopped run still write in {out}; stop them (kill {pids}) and try again",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args.resume:
+            check_logs(out, matches, plan, settings)
+        else:
+            tmp = out / (RUN_FILE + ".tmp")  # whole or absent: a run killed now leaves no half a file
+            tmp.write_text(json.dumps(settings, indent=1) + "\n")
+            tmp.replace(out / RUN_FILE)
+            _keep_game_file(game_arg, out)
+    except RunFailed as exc:
+        print(f"dealer run: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"dealer run: cannot write in {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(
         f"dealer run: {' vs '.join(names)} | {game_arg} | {hands} hands x {len(plan)} "
         f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}" + (" | resumed" if args.resume else ""),
         file=sys.stderr,
     )
+    resume_hint = f"dealer run --resume {shlex.quote(str(out))}"
     logs: list[Path] = []
-    matches = ["match"] if len(plan) == 1 else [f"match.{index + 1}" for index in range(len(plan))]
-    played_before = sum(_count_hands(out / f"{match}.log", {}) for match in matches) if args.resume else 0
+    played_before = _kept_hands(out, matches) if args.resume else 0
     started = time.monotonic()
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         for match, order in zip(matches, plan):
             log = out / f"{match}.log"
@@ -440,23 +629,29 @@ def run_command(args: argparse.Namespace) -> int:
                 play_match(
                     order, match=match, game_arg=game_arg, hands=hands, seed=seed, out=out,
                     t_response=settings["t_response"], t_per_hand=settings["t_per_hand"],
-                    start_timeout=settings["start_timeout"], progress=not args.quiet, resume=resume,
+                    start_timeout=settings["start_timeout"], progress=not args.quiet, resume=resume, lock=lock,
                 )
             )
     except RunFailed as exc:
-        print(f"dealer run: {exc}", file=sys.stderr)
+        if created and _kept_hands(out, matches) == 0:
+            lock.close()
+            shutil.rmtree(out, ignore_errors=True)
+            print(f"dealer run: {exc}\nNothing was played, so {out} was removed.", file=sys.stderr)
+        else:
+            print(f"dealer run: {exc}\nFix the cause, then resume with: {resume_hint}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        kept = sum(_count_hands(out / f"{match}.log", {}) for match in matches)
+    except KeyboardInterrupt as exc:
+        why = "stopped by SIGTERM" if isinstance(exc, _Terminated) else "interrupted"
         print(
-            f"dealer run: interrupted; {kept} finished hands are kept in {out}. "
-            f"Resume with: dealer run --resume {shlex.quote(str(out))}",
+            f"dealer run: {why}; {_kept_hands(out, matches)} finished hands are kept in {out}. Resume with: {resume_hint}",
             file=sys.stderr,
         )
-        return 130
+        return 130 if not isinstance(exc, _Terminated) else 128 + signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     elapsed = time.monotonic() - started
     print(f"dealer run: {hands * len(plan) - played_before} hands in {elapsed:.1f} s", file=sys.stderr)
     from dealer.evaluation.report import report_match
 
-    report_match(logs, out / "decisions", json_path=out / "report.json")
+    report_match(logs, out / "decisions", json_path=out / "report.json", game=load_game(game_arg))
     return 0

@@ -67,6 +67,8 @@ class ServeOptions:
 NAME_FORBIDDEN = "|:"
 #: The largest seed: the reference seeds its 32-bit Mersenne Twister with it.
 MAX_SEED = 2**32 - 1
+#: How a stopped match goes on, said after why it stopped (``dealer run`` says its own instead).
+RESUME_HINT = "; resume with the same command and -a"
 
 
 def check_options(opts: ServeOptions) -> None:
@@ -513,7 +515,9 @@ class MatchServer:
             self._play(dealer, state)
         except MatchAborted as exc:
             kept = f"; {self.logged_hands} finished hands are in {self.log_path}" if self.log_file else ""
-            self._say(f"dealer: match stopped: {exc}{kept}")
+            # How to go on, when there is something to go on from: -a replays the transaction log.
+            again = RESUME_HINT if self.tlog_file is not None else ""
+            self._say(f"dealer: match stopped: {exc}{kept}{again}")
             return 1
         finally:
             self._close()

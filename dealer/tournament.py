@@ -29,18 +29,31 @@ from typing import Any
 
 from dealer.bots import POLICIES
 from dealer.run import RunFailed, match_plan, seat_names
+from protocol.errors import GameDefError
 from protocol.gamedef import bundled_game_names, load_game
 
+DESCRIPTION = """\
+Every lineup of the bots (each pair for a heads-up game; each combination of three
+for a 3-player game) plays --seeds match sets; with --duplicate a set is every seat
+order of the lineup on the same seed, so each position gets the same cards.  Each
+match is a 'dealer run' match (the same seat launching, ports and logs) in its own
+folder OUT/<lineup>/<match>/; the tournament's settings are kept in
+OUT/tournament.json, so --resume OUT plays only what is missing and finishes
+interrupted matches from their transaction logs.  The rankings (crosstable, Total
+Bankroll, Bankroll Instant Run-off) come last.  The matches stop with this command,
+however it is stopped."""
+
 EPILOG = """examples:
-  dealer tournament random call raise allin fold --hands 1000 --seeds 2 --duplicate
-  dealer tournament --lineup bots.toml --game holdem.limit.2p --hands 3000 --seeds 10 --duplicate --workers 8
-  dealer tournament mine="python my_bot.py" random call --out tourney/ --duplicate
+  dealer tournament random call raise allin fold --hands 1000 --seeds 2 --duplicate --out tourney
+  dealer tournament --resume tourney                   # play only what is missing
+  printf '[[bots]]\\nname = "caller"\\nseat = "call"\\n[[bots]]\\nname = "raiser"\\nseat = "raise"\\n' > bots.toml
+  dealer tournament --lineup bots.toml --game holdem.limit.2p --hands 3000 --seeds 10 --duplicate --workers 2
+  dealer tournament mine="dealer bot equity --game {game}" random call --duplicate
   dealer tournament random call fold allin --game holdem.nolimit.3p --hands 500 --duplicate
-  dealer tournament --resume tourney/                  # play only what is missing
   dealer tournament --lineup bots.toml --ray 10.0.0.5:6379 --hands 3000 --seeds 10 --duplicate
 
-A SEAT is a bot kind (random, call, raise, allin, fold), a command that gets HOST
-and PORT appended, or NAME=KIND_OR_COMMAND.  A lineup file (TOML or JSON) lists
+A SEAT is a bot kind (random, call, raise, allin, fold, equity), a command that gets
+HOST and PORT appended, or NAME=KIND_OR_COMMAND.  A lineup file (TOML or JSON) lists
 the same entries:  [[bots]] name = "mine"  seat = "python my_bot.py".
 Matches go to OUT/<lineup>/<match>/ (logs, transaction logs, decision logs, each
 seat's output); rankings to OUT/rankings.json and OUT/crosstable.png."""
@@ -109,9 +122,13 @@ def read_lineup(path: Path) -> list[Bot]:
         TournamentError: naming the file and the entry that is wrong.
     """
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TournamentError(f"cannot read the lineup file {path} ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise TournamentError(
+            f"the lineup file {path} is not text (byte {exc.start} is not UTF-8); give a TOML or JSON file"
+        ) from None
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -188,19 +205,23 @@ def plan_matches(settings: dict[str, Any], players: int, game_arg: str) -> list[
 
 
 def prepare_output(out: Path, settings: dict[str, Any] | None) -> dict[str, Any]:
-    """Create ``out`` for new settings, or check they match the tournament already there.
-
-    ``settings`` None means: resume whatever ``out`` holds.
+    """The settings of the tournament in ``out``: those already there (``settings`` None
+    means resume whatever ``out`` holds), or ``settings`` for a new one, which
+    :func:`create_output` writes once every other check has passed.
 
     Raises:
-        TournamentError: if ``out`` holds another tournament, or nothing to resume.
+        TournamentError: if ``out`` is a file, holds another tournament, or nothing to resume.
     """
     saved_path = out / "tournament.json"
+    if out.exists() and not out.is_dir():
+        raise TournamentError(f"{'--resume' if settings is None else '--out'} {out} is a file, not a folder")
     if saved_path.exists():
         try:
-            saved = json.loads(saved_path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+            saved = json.loads(saved_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise TournamentError(f"{saved_path} is unreadable ({exc}); use another --out") from None
+        if not isinstance(saved, dict) or any(key not in saved for key in SETTINGS):
+            raise TournamentError(f"{saved_path} is not a tournament's settings; use another --out")
         if settings is None:
             return saved
         differ = [k for k in SETTINGS if saved.get(k) != settings.get(k)]
@@ -212,14 +233,28 @@ def prepare_output(out: Path, settings: dict[str, Any] | None) -> dict[str, Any]
         return saved
     if settings is None:
         raise TournamentError(f"nothing to resume: {saved_path} does not exist")
-    out.mkdir(parents=True, exist_ok=True)
-    game = settings["game"]
-    if game not in bundled_game_names():
+    if settings["game"] not in bundled_game_names():
         # Keep the game file with the tournament: every match folder gets a copy.
-        shutil.copyfile(game, out / Path(game).name)
-        settings = {**settings, "game_file": Path(game).name}
-    saved_path.write_text(json.dumps(settings, indent=2) + "\n")
+        settings = {**settings, "game_file": Path(settings["game"]).name}
     return settings
+
+
+def create_output(out: Path, settings: dict[str, Any]) -> None:
+    """Write a new tournament's folder: its settings and, for a game file, a copy of it.
+
+    Raises:
+        TournamentError: if the folder cannot be written.
+    """
+    saved_path = out / "tournament.json"
+    if saved_path.exists():
+        return
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if "game_file" in settings:
+            shutil.copyfile(settings["game"], out / settings["game_file"])
+        saved_path.write_text(json.dumps(settings, indent=2) + "\n")
+    except OSError as exc:
+        raise TournamentError(f"cannot write the tournament in {out}: {exc.strerror or exc}") from None
 
 
 # --- the command --------------------------------------------------------------------
@@ -229,7 +264,7 @@ def add_tournament_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "tournament",
         help="round robin of many bots (duplicate matches, rankings, crosstable), on this machine or a Ray cluster",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -281,19 +316,24 @@ def tournament_command(args: argparse.Namespace) -> int:
     from dealer.backends import BackendError, LocalPool, RayBackend, run_matches
     from dealer.evaluation.rankings import rank_tournament
 
+    # Everything is checked before anything is written: a refused tournament leaves no trace.
     try:
+        if args.workers is not None and args.workers < 1:
+            raise TournamentError("--workers must be at least 1")
         if args.resume is not None:
             out = args.resume
             settings = prepare_output(out, None)
         else:
             out = args.out or Path("tournaments") / time.strftime("%Y%m%d-%H%M%S")
             settings = prepare_output(out, _settings(args))
-        game = load_game(settings["game"])
+        try:
+            game = load_game(settings["game"])
+        except GameDefError as exc:
+            raise TournamentError(str(exc)) from None
         game_arg = settings.get("game_file", settings["game"])
         tasks = plan_matches(settings, game.num_players, game_arg)
-        if args.workers is not None and args.workers < 1:
-            raise TournamentError("--workers must be at least 1")
         backend = RayBackend(args.ray) if args.ray else LocalPool(args.workers or default_workers())
+        create_output(out, settings)
     except (TournamentError, BackendError) as exc:
         print(f"dealer tournament: {exc}", file=sys.stderr)
         return 2
@@ -303,13 +343,20 @@ def tournament_command(args: argparse.Namespace) -> int:
         f"{len(tasks)} matches x {settings['hands']} hands | {backend.describe()} | out {out}",
         file=sys.stderr,
     )
+    resume_hint = f"dealer tournament --resume {shlex.quote(str(out))}"
     try:
         outcomes = run_matches(tasks, out, backend, progress=not args.quiet)
     except BackendError as exc:
-        print(f"dealer tournament: {exc}", file=sys.stderr)
+        print(f"dealer tournament: {exc}. Resume with: {resume_hint}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"dealer tournament: interrupted; finished matches and hands are kept in {out}. Resume with: {resume_hint}",
+              file=sys.stderr)  # fmt: skip
+        return 130
     failed = [o for o in outcomes.values() if o.get("status") != "ok"]
     for o in failed:
         print(f"dealer tournament: match {o['match']} failed: {o.get('message', 'no outcome')}", file=sys.stderr)
+    if failed:
+        print(f"dealer tournament: fix the cause, then play the failed matches' rest with: {resume_hint}", file=sys.stderr)
     rank_tournament(out, tasks, outcomes, settings, estimator=args.estimator, workers=backend.local_workers)
     return 1 if failed else 0

@@ -72,9 +72,10 @@ def test_a_hanging_seat_is_named(tmp_path):
 
 
 def test_bad_seat_command_and_wrong_seat_count_are_one_sentence(tmp_path):
-    result = dealer_run("call", "/no/such/program", "--hands", "5", "--out", str(tmp_path))
-    assert result.returncode == 1
-    assert "could not start" in result.stderr and "Traceback" not in result.stderr
+    result = dealer_run("call", "/no/such/program", "--hands", "5", "--out", str(tmp_path / "r"))
+    assert result.returncode == 2  # refused before anything starts, and nothing is left behind
+    assert "seat 2: '/no/such/program' is not a bot kind" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "r").exists()
     result = dealer_run("call", "--hands", "5", "--out", str(tmp_path))
     assert result.returncode == 2 and "2 seats needed" in result.stderr
 
