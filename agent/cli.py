@@ -9,21 +9,37 @@ import os
 import sys
 from pathlib import Path
 
-import structlog
-
-from agent.strategy import ACTION_FLOOR
+from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
+#: agent.strategy.ACTION_FLOOR, copied so that --help loads neither the agent nor numpy
+#: (tests/agent/test_cli_help.py checks they agree).
+ACTION_FLOOR = 0.05
+
+CONNECT_DESCRIPTION = """\
+Connects to an ACPC dealer's seat port (protocol 2.0.0) and plays heads-up no-limit
+hold'em until the match ends: the blueprint strategy for the early rounds, subgame
+solving in real time from --solve-from on, within the dealer's time limits.  With
+--decision-log it logs every decision with its strategy for every hand it could hold,
+which lets AIVAT remove the luck of the cards from a report."""
+
 EPILOG = """examples:
-  agent connect 127.0.0.1 18001
-  agent connect 127.0.0.1 18001 --game holdem.nolimit.2p --seed 7 --decision-log agent.dlog
+  dealer serve m1 holdem.nolimit.2p 100 42 agent caller -p 18001,18002 -q &   # a dealer to connect to
+  dealer bot call 127.0.0.1 18002 --game holdem.nolimit.2p &
+  agent connect 127.0.0.1 18001 --seed 7 --decision-log agent.dlog
   agent connect 127.0.0.1 18001 --time-budget 7 --action-limit 60 --blueprint-only
 
 Plays until the dealer closes the connection, then prints one line: hands played,
 decisions, mean and slowest decision time.  Quiet by default (warnings and errors
-only, on stderr); -v adds an event per hand."""
+only, on stderr); -v adds an event per hand.  'dealer run agent call' does all of
+the above in one command."""
 
+LBR_DESCRIPTION = """\
+How exploitable is the agent?  Local best response (Lisy and Bowling, 2017) plays
+against it in this process, knowing the agent's exact range at every decision from its
+full-range strategy, and picks each action greedily with one of a few fixed bet sets.
+LBR's winnings are a lower bound on what a best response would win."""
 
 
 def _fraction(text: str) -> float:
@@ -36,8 +52,12 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {value}")
     return value
 
+
+
 def configure_logging(verbose: bool) -> None:
     """structlog to stderr: warnings only unless verbose; JSON when stderr is not a terminal."""
+    import structlog
+
     renderer = structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer()
     structlog.configure(
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"), renderer],
@@ -69,11 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "connect",
         help="connect to a dealer and play until the match ends",
+        description=CONNECT_DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("host", help="dealer host")
-    p.add_argument("port", type=int, help="this seat's port")
+    p.add_argument("port", type=port, help="this seat's port (1-65535)")
     p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
     p.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
     p.add_argument("--blueprint-only", action="store_true", help="never solve subgames: blueprint and translation only")
@@ -95,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser(
         "lbr",
         help="measure the agent against local best response (in-process)",
+        description=LBR_DESCRIPTION,
         epilog=LBR_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -226,7 +248,7 @@ def lbr(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # --help and usage errors end here, before the agent loads
     configure_logging(getattr(args, "verbose", False))
     try:
         return int(args.func(args) or 0)

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from protocol.decisions import BASELINE, CARD_DEPENDENT
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
+
+if TYPE_CHECKING:  # numpy and the decision-log module load on first use: `dealer --help` must stay fast
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,8 @@ def declared(kind: str) -> tuple[str | None, str]:
     A card-independent bot names its policy (an evaluator may then replay it at any
     cards); a card-dependent one declares only that its play depends on its cards.
     """
+    from protocol.decisions import BASELINE, CARD_DEPENDENT
+
     if POLICIES[kind] in CARD_INDEPENDENT:
         return kind, BASELINE
     return None, CARD_DEPENDENT

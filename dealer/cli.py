@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from protocol.arguments import nonnegative, port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -28,28 +28,6 @@ EPILOG_BOT = """examples:
 kinds: random (the reference example player), call, raise (minimum raise),
 allin, fold (fold when facing a bet), equity (a heuristic heads-up hold'em player:
 equity against the opponent's narrowed range, pot odds; dealer.equitybot)."""
-
-
-def _nonnegative(text: str) -> int:
-    """An argparse type: an integer >= 0 (seeds)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _port(text: str) -> int:
-    """An argparse type: a TCP port, 1..65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is between 1 and 65535, got {value}")
-    return value
 
 
 def _int_list(text: str) -> list[int]:
@@ -126,14 +104,17 @@ def _add_bot(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bot",
         help="play a baseline bot against a dealer",
+        description="Connects to a dealer's seat port and plays one of the baseline bots until the match ends; "
+        "with --decision-log it logs the exact distribution of every decision, which lets AIVAT remove "
+        "that seat's luck from a report.",
         epilog=EPILOG_BOT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("kind", choices=sorted(POLICIES), help="which baseline bot")
     p.add_argument("host", help="dealer host")
-    p.add_argument("port", type=_port, help="this seat's port")
+    p.add_argument("port", type=port, help="this seat's port")
     p.add_argument("--game", required=True, help="the match's game (.game file or bundled short name)")
-    p.add_argument("--seed", type=_nonnegative, default=0, help="seed of the bot's own randomness (default 0)")
+    p.add_argument("--seed", type=nonnegative, default=0, help="seed of the bot's own randomness (default 0)")
     p.add_argument("--name", help="seat name written in the decision log")
     p.add_argument("--match", default="", help="match name written in the decision log")
     p.add_argument("--decision-log", type=Path, help="write every decision's probabilities here (for AIVAT)")
@@ -152,51 +133,23 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
-EPILOG_REPORT = """examples:
-  dealer report matches/20261121-120000/match.log
-  dealer report matches/run1/*.log --decisions matches/run1/decisions --json r.json --plot r.png
-  dealer report tests/data/reference/logs/nolimit2p_s11.log   # a reference dealer log
+def _add_evaluation_command(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """``dealer NAME``: its arguments come from :mod:`dealer.evaluation.arguments` (argparse
+    only); ``dealer.evaluation.NAME`` (numpy, scipy) loads when the command runs."""
+    from dealer.evaluation import arguments
 
-Mirrored logs of a duplicate run (same seed and game, seats rotated) are paired
-hand by hand; decision logs add AIVAT's variance-reduced estimates."""
+    p = sub.add_parser(name, help=help)
+    getattr(arguments, f"add_{name}_arguments")(p)
 
-
-def _add_evaluation_command(sub: argparse._SubParsersAction, name: str, help: str, epilog: str | None = None) -> None:
-    """``dealer NAME``, whose arguments and runner (``add_NAME_arguments``, ``run_NAME``)
-    live in ``dealer.evaluation.NAME``, imported only when that command is used."""
-
-    def populate(p: argparse.ArgumentParser) -> None:
+    def run(args: argparse.Namespace) -> int:
+        problem = arguments.missing_log(args)
+        if problem is not None:  # said at once, not after seconds of imports
+            print(f"dealer {name}: {problem}", file=sys.stderr)
+            return 1
         module = importlib.import_module(f"dealer.evaluation.{name}")
-        getattr(module, f"add_{name}_arguments")(p)
-        p.set_defaults(func=getattr(module, f"run_{name}"))
+        return getattr(module, f"run_{name}")(args)
 
-    sub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter, populate=populate)
-
-
-class _LazyParser(argparse.ArgumentParser):
-    """A command's parser that may add its arguments only when that command is used.
-
-    ``populate(parser)`` runs before the first parse or help text, so a command whose
-    arguments live in a heavy module (the report imports scipy) costs the others
-    nothing: ``dealer bot`` must start fast.
-    """
-
-    def __init__(self, *args, populate: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._populate = populate
-
-    def _fill(self) -> None:
-        if self._populate is not None:
-            populate, self._populate = self._populate, None
-            populate(self)
-
-    def parse_known_args(self, args=None, namespace=None):
-        self._fill()
-        return super().parse_known_args(args, namespace)
-
-    def format_help(self) -> str:
-        self._fill()
-        return super().format_help()
+    p.set_defaults(func=run)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -205,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.",
         epilog="Run 'dealer COMMAND --help' for each command's options and examples.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_LazyParser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from dealer.run import add_run_parser
 
     add_run_parser(sub)
@@ -214,11 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_tournament_parser(sub)
     _add_serve(sub)
     _add_bot(sub)
-    _add_evaluation_command(sub, "report", "significance report for match logs (raw, duplicate and AIVAT)", EPILOG_REPORT)
+    _add_evaluation_command(sub, "report", "significance report for match logs (raw, duplicate and AIVAT)")
     _add_evaluation_command(sub, "compare", "did bot X win more than bot Y against the same opponents? (paired by deal)")
-    from dealer.evaluation.hands import EPILOG as hands_epilog
-
-    _add_evaluation_command(sub, "hands", "print chosen hands with every decision and where its row came from", hands_epilog)
+    _add_evaluation_command(sub, "hands", "print chosen hands with every decision and where its row came from")
     return parser
 
 

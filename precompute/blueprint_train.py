@@ -134,10 +134,11 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
     checkpoint = out / "checkpoint.mccfr"
     if checkpoint.exists():  # refuse a wrong continuation before minutes of building
         _check_resumable(checkpoint, schedule, config.iterations, out / "blueprint.art")
+    # The betting tree first: a wrong or too large --actions is refused before minutes of card work.
+    tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
     card_config = PRESETS[config.cards]
     build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
     cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
-    tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
     solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
                                  block=config.block, threads=config.threads)
     if checkpoint.exists():

@@ -9,11 +9,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from precompute.abstraction import PRESETS, AbstractionConfig, AbstractionError, build_abstraction
-from precompute.blueprint_train import DEFAULT_ACTIONS, QUICK_ITERATIONS
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
-from solver.artifacts import ArtifactError
+
+# The builders (numpy, numba) load when a command runs, not for --help; these copies of
+# their constants are checked against them in tests/precompute/test_cli_help.py.
+#: precompute.abstraction.PRESETS.
+PRESET_NAMES = ("blueprint", "blueprint-quick", "full", "small")
+#: precompute.blueprint_train.DEFAULT_ACTIONS and QUICK_ITERATIONS.
+DEFAULT_ACTIONS = "0.5,1,2,4/0.5,1/1/1;allin;cap=4,3,2,2"
+QUICK_ITERATIONS = 4096
 
 EPILOG = """examples:
   precompute tables                          # build the evaluator tables into the cache
@@ -58,18 +63,26 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    raw = argparse.RawDescriptionHelpFormatter
 
-    p = sub.add_parser("tables", help="build (or check) the cached hand-evaluator tables")
+    p = sub.add_parser(
+        "tables", help="build (or check) the cached hand-evaluator tables",
+        description="Builds the lookup tables the fast hand evaluator reads (a few seconds, once) into the cache "
+                    "folder, or checks that the cached ones are intact.",
+        epilog="examples:\n  precompute tables\n  precompute tables --rebuild", formatter_class=raw,
+    )  # fmt: skip
     p.add_argument("--rebuild", action="store_true", help="rebuild even if the cache is valid")
     p.set_defaults(func=_tables)
 
     p = sub.add_parser(
         "equity",
         help="all-in equity of a hand against a random hand",
-        epilog="example:\n  precompute equity AsAd Kh7c2d",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        description="The probability of winning (ties count half) when both hands are shown down against a "
+                    "uniformly random opponent hand: sampled over boards preflop, exact over every run-out after.",
+        epilog="examples:\n  precompute equity AsAd\n  precompute equity AsAd Kh7c2d",
+        formatter_class=raw,
+    )  # fmt: skip
     p.add_argument("hole", help="two hole cards, e.g. AsAd")
     p.add_argument("board", nargs="?", default="", help="0, 3, 4 or 5 board cards, e.g. Kh7c2d")
     p.add_argument("--samples", type=int, default=20_000, help="random boards preflop (default 20000)")
@@ -79,9 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "index",
         help="canonical (suit-isomorphic) index of a hand, and its canonical form",
-        epilog="example:\n  precompute index --rounds 2,3,1 AsAdKh7c2d9s",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        description="Hands that differ only by a renaming of suits play alike; the card abstraction gives each "
+                    "such class one index.  Prints the index, the number of classes and the class's canonical hand.",
+        epilog="examples:\n  precompute index AsAd\n  precompute index --rounds 2,3,1 AsAdKh7c2d9s",
+        formatter_class=raw,
+    )  # fmt: skip
     p.add_argument("cards", help="the cards round by round, e.g. AsAdKh7c2d")
     p.add_argument("--rounds", type=_buckets, default=None, help="cards per round (default: 2 then the board)")
     p.set_defaults(func=_index)
@@ -95,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", required=True, help="a .game file or bundled name (hold'em only)")
     p.add_argument("--out", type=Path, required=True, help="output folder (holds checkpoints while building)")
-    p.add_argument("--preset", choices=sorted(PRESETS), default="full", help="starting configuration (default full)")
+    p.add_argument("--preset", choices=PRESET_NAMES, default="full", help="starting configuration (default full)")
     p.add_argument("--buckets", type=_buckets, help="per round, e.g. 169,200,200,200")
     p.add_argument("--seed", type=int, help="random seed (default 0)")
     p.add_argument("--bins", type=int, help="equity histogram bins (default 50)")
@@ -137,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="is a blueprint trained enough to play from? (untrained infosets, probes; exit 1 if not)",
         description="Near-uniform infosets per round weighted by self-play reach, sanity probes with exact answers, "
                     "and the LBR command; exit 0 only if every probe passes and flop and turn are <= 5% near uniform.",
+        epilog="examples:\n  precompute health\n  precompute health bp/main/blueprint.art --checkpoint bp/main/checkpoint.mccfr",
+        formatter_class=raw,
     )  # fmt: skip
     p.add_argument("blueprint", nargs="?", type=Path, help="blueprint artifact (default: the shipped one)")
     p.add_argument("--checkpoint", type=Path, help="the run's OUT/checkpoint.mccfr: also untouched / tiny-regret shares")
@@ -189,6 +206,8 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _abstraction(args: argparse.Namespace) -> int:
+    from precompute.abstraction import PRESETS, AbstractionConfig, build_abstraction
+
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file, not a folder")
     game = load_game(args.game)
@@ -217,8 +236,12 @@ def _abstraction(args: argparse.Namespace) -> int:
 
 def _blueprint(args: argparse.Namespace) -> int:
     from precompute.blueprint_train import TrainConfig, train_blueprint, write_recipe
+    from solver.abstraction import parse_abstraction
     from solver.artifacts import compress
 
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a folder")
+    parse_abstraction(args.actions)  # a wrong --actions is refused now, not after the card abstraction is built
     game = load_game(args.game)
     if game.num_players != 2:
         raise ValueError(f"blueprints are for two-player games; {args.game} has {game.num_players} players")
@@ -261,8 +284,11 @@ def _health(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # --help and usage errors end here, before any builder loads
     args.argv = argv
+    from precompute.abstraction import AbstractionError
+    from solver.artifacts import ArtifactError
+
     try:
         return int(args.func(args) or 0)
     except (AbstractionError, ArtifactError, ProtocolError, ValueError) as exc:

@@ -7,39 +7,53 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from protocol.cards import deck
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
-from solver.abstraction import AbstractionError, ActionAbstraction, parse_abstraction
-from solver.artifacts import ArtifactError
-from solver.bestresponse import Exploitability, exploitability
-from solver.cce import ALGORITHMS as CCE_ALGORITHMS
-from solver.cce import VARIANTS as CCE_VARIANTS
-from solver.cce import CCESolver
-from solver.cce_game import full_game
-from solver.cfr import PRESETS, CFRSolver
-from solver.deals import CardSpaceError
 from solver.experiments.commands import CommandError, add_parsers
-from solver.gadgets import GadgetError
-from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
-from solver.ranges import TabularGame, tabular_game
-from solver.strategies import load_strategy, save_strategy
-from solver.tree import Layout, TreeError
 
-ALGORITHMS = (*PRESETS, "mccfr", *CCE_ALGORITHMS)
+if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
+    import numpy as np
+
+    from solver.abstraction import ActionAbstraction
+    from solver.bestresponse import Exploitability
+    from solver.ranges import TabularGame
+    from solver.tree import Layout
+
+#: solver.cfr.PRESETS, "mccfr" and solver.cce.ALGORITHMS, spelled out so that --help
+#: imports no solver (tests/solver/test_cli.py checks they agree).
+ALGORITHMS = ("cfr", "cfr+", "linear", "dcfr", "mccfr", "cfr-jr", "cfr-s")
+#: solver.cce.VARIANTS.
+CCE_VARIANTS = ("plus", "vanilla")
+CCE_ALGORITHMS = ("cfr-jr", "cfr-s")
 DEFAULT_ABSTRACTION = "0.5,1;allin"
 
-EPILOG = """examples:
+SOLVE_DESCRIPTION = """\
+Runs a solver on a small game for --iterations, printing the exploitability curve
+(nash_conv, exploitability, mbb/hand) at log-spaced points, and saves the average
+strategy for 'solver eval' and 'solver export'.  cfr, cfr+, linear and dcfr are
+full-width CFR for two players; mccfr samples (any number of players, resumable with
+--checkpoint); cfr-jr and cfr-s compute coarse correlated equilibria and save a
+joint distribution (.cce)."""
+
+SOLVE_EPILOG = """examples:
   solver solve --game leduc.limit.2p --algo dcfr --iterations 2000
-  solver solve --game kuhn.limit.3p --algo mccfr --iterations 1000000 --seed 7
+  solver solve --game kuhn.limit.3p --algo mccfr --iterations 100000 --seed 7
   solver solve --game leduc.nolimit.2p --abstraction '0.5,1/1;allin' --algo cfr+ --iterations 500
-  solver solve --game leduc.limit.2p --algo mccfr --iterations 2000000 --checkpoint run.ckpt
-  solver eval artifacts/solver/leduc.limit.2p-dcfr-2000.strategy --game leduc.limit.2p
+  solver solve --game leduc.limit.2p --algo mccfr --iterations 200000 --checkpoint run.ckpt
   solver solve --game kuhn.limit.3p.r6 --algo cfr-jr --iterations 2000
   solver solve --game leduc.limit.3p.r4 --algo cfr-s --iterations 5000 --seed 3
+"""
+
+EVAL_DESCRIPTION = """\
+Measures a strategy saved by 'solver solve': the best response of each player against
+it, nash_conv (the sum of their gains), exploitability (nash_conv / players) and its
+mbb/hand.  Tabular strategies only (no card abstraction)."""
+
+EVAL_EPILOG = """examples:
+  solver solve --game leduc.limit.2p --algo dcfr --iterations 200 --out leduc.strategy
+  solver eval leduc.strategy --game leduc.limit.2p
 """
 
 
@@ -48,23 +62,24 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="solver",
         description="Solve small poker games with the CFR family or MCCFR and measure exploitability.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Run 'solver COMMAND --help' for each command's options and examples.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     solve = sub.add_parser(
         "solve", help="run a solver, print the exploitability curve, save the strategy",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        description=SOLVE_DESCRIPTION, epilog=SOLVE_EPILOG, formatter_class=raw,
+    )  # fmt: skip
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
     solve.add_argument(
         "--algo", choices=ALGORITHMS, default="dcfr",
         help="cfr, cfr+, linear, dcfr (full width, 2 players), mccfr, or cfr-jr / cfr-s (coarse correlated equilibria)",
     )
-    solve.add_argument("--iterations", type=int, required=True, help="iterations to run")
+    # Required, but checked after --game: a wrong game is the first thing to hear about.
+    solve.add_argument("--iterations", type=int, help="iterations to run (required)")
     solve.add_argument(
         "--abstraction", default=None,
         help=f"no-limit bet sizes as pot fractions, e.g. '0.5,1/1;allin;cap=3' (default {DEFAULT_ABSTRACTION!r})",
@@ -87,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         help="output file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy, or .cce for cfr-jr/cfr-s)",
     )
     evaluate = sub.add_parser(
-        "eval", help="exploitability of a saved strategy", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+        "eval", help="exploitability of a saved strategy", description=EVAL_DESCRIPTION, epilog=EVAL_EPILOG,
+        formatter_class=raw,
+    )  # fmt: skip
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
     add_parsers(sub)
@@ -97,6 +113,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _checkpoints(total: int, count: int) -> list[int]:
     """Roughly log-spaced iteration counts ending at ``total``."""
+    import numpy as np
+
     points = np.unique(np.geomspace(1, total, num=max(count, 1)).round().astype(int)) if total > 0 else []
     return [int(p) for p in points if p > 0] or [total]
 
@@ -116,6 +134,8 @@ HEADER = (
 
 
 def _abstraction(args: argparse.Namespace, nolimit: bool) -> ActionAbstraction | None:
+    from solver.abstraction import parse_abstraction
+
     if not nolimit:
         if args.abstraction:
             raise UsageError("--abstraction applies to no-limit games only")
@@ -133,6 +153,9 @@ def _check_writable(path: Path | None, option: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    if args.iterations is None:
+        raise UsageError("give --iterations, the number of iterations to run")
     if args.iterations < 1:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
     if args.evaluations < 1:
@@ -141,7 +164,6 @@ def _solve(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be 0 or more, not {args.seed}")
     _check_writable(args.checkpoint, "--checkpoint")
     _check_writable(args.out, "--out")
-    game = load_game(args.game)
     if args.algo in CCE_ALGORITHMS:
         return _solve_cce(args, game)
     if args.variant:
@@ -152,6 +174,11 @@ def _solve(args: argparse.Namespace) -> int:
         )
     if args.checkpoint and args.algo != "mccfr":
         raise UsageError("--checkpoint applies to --algo mccfr only")
+    from solver.bestresponse import exploitability
+    from solver.cfr import PRESETS, CFRSolver
+    from solver.ranges import tabular_game
+    from solver.strategies import save_strategy
+
     tg = tabular_game(game, _abstraction(args, game.is_nolimit))
     print(f"{args.game}: {tg.tree.n_nodes:,} betting nodes, {tg.layout.size:,} strategy entries, algorithm {args.algo}")
     print(HEADER)
@@ -173,6 +200,10 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _run_mccfr(args: argparse.Namespace, tg: TabularGame, started: float) -> tuple[np.ndarray, Layout, int]:
+    from protocol.cards import deck
+    from solver.bestresponse import exploitability
+    from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
+
     # Exploitability needs the average strategy on every round, so keep it on all.
     schedule = pluribus_schedule(args.iterations, average_rounds=tg.game.num_rounds) if args.schedule == "pluribus" else PLAIN
     solver = MCCFRSolver(tg.tree, deck(tg.game), identity_abstraction(tg.space), schedule, seed=args.seed)
@@ -199,6 +230,9 @@ def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
     """CFR-Jr / CFR-S: print the CCE gap curve, save the joint distribution."""
     if args.checkpoint:
         raise UsageError("--checkpoint applies to --algo mccfr only")
+    from solver.cce import CCESolver
+    from solver.cce_game import full_game
+
     args.variant = args.variant or "plus"
     fg = full_game(game, _abstraction(args, game.is_nolimit))
     solver = CCESolver(fg, args.algo, args.variant, seed=args.seed)
@@ -231,6 +265,10 @@ def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from solver.bestresponse import exploitability
+    from solver.ranges import tabular_game
+    from solver.strategies import load_strategy
+
     game = load_game(args.game)
     saved = load_strategy(args.strategy, game)
     tg = tabular_game(game, saved.tree.abstraction)
@@ -249,15 +287,14 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``solver`` console script; returns the exit code."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(argv)  # --help and usage errors end here, before any solver loads
+    from solver.artifacts import ArtifactError
+
     try:
         if hasattr(args, "handler"):
             return args.handler(args)
         return _solve(args) if args.command == "solve" else _evaluate(args)
-    except (
-        UsageError, CommandError, ProtocolError, AbstractionError, TreeError, CardSpaceError, ArtifactError,
-        GadgetError, ValueError,
-    ) as exc:
+    except (UsageError, CommandError, ProtocolError, ArtifactError, ValueError) as exc:  # the solvers' errors are ValueErrors
         print(f"solver: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # e.g. --out or --checkpoint under a file, or a full disk

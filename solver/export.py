@@ -61,7 +61,8 @@ def export_policy(path: str | Path, game: TabularGame, strategy: np.ndarray) -> 
     number of entries.
 
     Raises:
-        ValueError: if the strategy does not fit the game's layout.
+        ValueError: if the strategy does not fit the game's layout, or ``path`` is a folder.
+        OSError: if the file cannot be written (no ``.tmp`` file is left behind).
     """
     strategy = np.asarray(strategy, np.float64)
     if strategy.shape != (game.layout.size,):
@@ -74,8 +75,13 @@ def export_policy(path: str | Path, game: TabularGame, strategy: np.ndarray) -> 
         "entries": list(policy_entries(game, strategy)),
     }
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give the JSON file to write")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document), encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(document), encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a failed write leaves no half a file beside the one asked for
     return len(document["entries"])

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from dealer.evaluation.arguments import add_compare_arguments as add_compare_arguments
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
 from dealer.evaluation.report import (
     ESTIMATORS,
@@ -35,27 +36,12 @@ from dealer.evaluation.report import (
     _finite,
     _fmt,
     _p,
-    add_evaluation_arguments,
     default_decisions,
     evaluate_logs,
 )
 from dealer.evaluation.stats import check_same_deals, duplicate_groups, std_reduction, summarize
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
-
-EPILOG = """examples:
-  dealer run agent agent-blueprint --duplicate --hands 5000 --seed 21 --names agent,opponent --out a
-  dealer run agent-blueprint agent-blueprint --duplicate --hands 5000 --seed 21 --names blueprint,opponent --out b
-  dealer compare a/*.log --baseline b/*.log                  # agent against blueprint, both facing opponent
-  dealer compare a/*.log --baseline b/*.log --value blueprint --json cmp.json
-  dealer compare v2/*.log --baseline v1/*.log --seat mybot   # the compared seat has one name in both
-
-Play both sets with the same --seed (and --duplicate or not alike): a log is paired with
-the baseline log of the same game, seed and seat order once the candidate's name is
-replaced by the baseline's.  Decision logs come from the 'decisions' folder beside each
-log unless given.  p(better) is a one-tailed t test that the candidate's mean minus the
-baseline's is above 0; "pairing cut" is how much smaller the spread of the paired
-difference is than that of two independent matches of the same length."""
 
 
 class CompareError(EvaluationError):
@@ -248,30 +234,6 @@ def _print(result: dict[str, Any], out: TextIO) -> None:
     )
     for note in result["notes"]:
         print(f"note: {note}", file=out)
-
-
-def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``dealer compare``'s arguments to ``parser``."""
-    parser.description = (
-        "Did bot X win more than bot Y against the same opponents, on the same deals?  The paired\n"
-        "difference per hand (raw, duplicate, AIVAT), a 95% confidence interval and a one-tailed t test."
-    )
-    parser.epilog = EPILOG
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs with the candidate seat")
-    parser.add_argument(
-        "--baseline", metavar="LOG", nargs="+", type=Path, required=True,
-        help="match logs with the baseline seat, played with the same seeds and seat orders",
-    )  # fmt: skip
-    parser.add_argument("--seat", metavar="NAME", help="the compared seat's name when it is the same in both sets")
-    parser.add_argument("--decisions", metavar="DIR|FILE", type=Path, help="decision logs of the first set")
-    parser.add_argument("--baseline-decisions", metavar="DIR|FILE", type=Path, help="decision logs of the baseline set")
-    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the comparison as JSON")
-    parser.add_argument(
-        "--guard", action="store_true",
-        help="let AIVAT fall back to raw chips per log as dealer report does (off: it breaks the pairing)",
-    )  # fmt: skip
-    add_evaluation_arguments(parser)
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -17,22 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from dealer.evaluation.arguments import add_hands_arguments as add_hands_arguments
 from dealer.evaluation.matchlog import EvaluationError, read_match_log
 from protocol.cards import cards_str
 from protocol.decisions import Decision, read_decision_log
 from protocol.wire import LoggedHand
-
-EPILOG = """examples:
-  dealer hands matches/RUN/*.log --seat agent --biggest 5     # the agent's five biggest losses
-  dealer hands matches/RUN/match.1.log --hand 42              # one hand, every seat's decisions
-  dealer hands matches/RUN/*.log --seat agent --biggest 5 --won   # its five biggest wins
-
-Each decision shows the seat's cards, the betting so far, the probability the seat gave
-each action holding those cards (from its decision log) and the action taken.  For our
-agent, the row's source: 'blueprint' (tree node, card bucket, translated actions) or a
-subgame solve ('new' for the decision it was made for, 'followed' after), its
-iterations, seconds, and exploitability in % of the pot inside its own subgame against
-the modelled ranges (for a safe solve a hint: it optimises margins, not this figure)."""
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 
@@ -44,17 +33,6 @@ class ChosenHand:
     match: str
     path: Path
     hand: LoggedHand
-
-
-def add_hands_arguments(p: argparse.ArgumentParser) -> None:
-    p.description = "Print chosen hands with every decision: cards, betting, the seat's probabilities and their source."
-    p.add_argument("logs", nargs="+", type=Path, metavar="LOG", help="match logs (MATCH.log)")
-    p.add_argument("--seat", help="the seat whose chips pick the hands and whose decisions are shown (default: every seat)")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--biggest", type=int, metavar="N", help="the N hands --seat lost most in (default 5)")
-    which.add_argument("--hand", type=int, metavar="K", action="append", help="hand number K (repeatable)")
-    p.add_argument("--won", action="store_true", help="with --biggest: the hands --seat won most in instead")
-    p.add_argument("--decisions", type=Path, metavar="DIR", help="folder of decision logs (default: 'decisions' beside each log)")
 
 
 def run_hands(args: argparse.Namespace) -> int:

@@ -97,15 +97,23 @@ def deal_row(hand: LoggedHand) -> np.ndarray:
 
 
 def resolve_game(game_file: str, log_path: Path) -> GameDef:
-    """Find the game a header names: as a path, next to the log, or by name
+    """Find the game a header names: a game file in the log's own folder, or by name
     (a bundled game, or a game file the reference dealer ships: :func:`protocol.gamedef.bundled_name`).
+
+    A log may come from anyone, so its header never makes the report read a file
+    elsewhere (a header naming a system file would have its first line quoted in the
+    error); a game file kept anywhere else is given with ``--game``.
 
     Raises:
         MatchLogError: if none of those is a readable game file.
     """
-    candidates = [Path(game_file), log_path.parent / game_file, log_path.parent / Path(game_file).name]
-    for candidate in candidates:
-        if candidate.is_file():
+    folder = log_path.parent.resolve()
+    for candidate in (log_path.parent / game_file, log_path.parent / Path(game_file).name):
+        try:
+            inside = candidate.resolve().is_relative_to(folder)  # no way out through '..' or a link
+        except (OSError, RuntimeError):
+            continue
+        if inside and candidate.is_file():
             try:
                 return load_game(candidate)
             except ProtocolError as exc:
@@ -114,7 +122,8 @@ def resolve_game(game_file: str, log_path: Path) -> GameDef:
     if short is not None:
         return load_game(short)
     raise MatchLogError(
-        f"{log_path}: cannot find the game file {game_file!r} named in its header; pass the game with --game"
+        f"{log_path}: its header names the game {game_file!r}, which is neither a game this program knows by name "
+        "nor a file in the log's folder; pass the game with --game"
     )
 
 

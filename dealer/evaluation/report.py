@@ -35,7 +35,13 @@ from dealer.evaluation.aivat import (
     evaluate_hands,
     stream_decision_logs,
 )
-from dealer.evaluation.guard import WARMUP, guarded
+
+# The command line lives in dealer.evaluation.arguments (no numpy: --help stays fast); these
+# names are kept here for callers that import them from the report.
+from dealer.evaluation.arguments import VALUES
+from dealer.evaluation.arguments import add_evaluation_arguments as add_evaluation_arguments
+from dealer.evaluation.arguments import add_report_arguments as add_report_arguments
+from dealer.evaluation.guard import guarded
 from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogReader
 from dealer.evaluation.rangeaivat import CheckDown
 from dealer.evaluation.stats import (
@@ -54,94 +60,11 @@ from solver.artifacts import ArtifactError
 if TYPE_CHECKING:
     from precompute.progress import Progress
 
-EPILOG = f"""examples:
-  dealer report matches/RUN/*.log                  # decision logs from matches/RUN/decisions
-  dealer report m.log --decisions dlogs/ --json out/m.json --plot m.png
-  dealer report m.log --decisions m.Alice.dlog     # one decision log
-  dealer report nolimit2p_s11.log                  # a reference dealer's log: its game is found by name
-  dealer report odd.log --game my.game             # the game of every log, whatever the headers say
-  dealer report matches/RUN/*.log --value blueprint # an agent match: ṽ from the blueprint (~0.1 s a hand)
-  dealer report run1/*.log run2/*.log --value blueprint --jobs 2   # two runs pooled, a log per process
-
-AIVAT corrects chance everywhere and the decisions of every seat that wrote a
-decision log; when every seat's log names the baseline policy it plays (dealer bot
-does), it also averages over the hands each could have held.  In a two-player
-match, a seat whose log carries its whole range at every decision (the agent's
-does) is averaged over every hand it could have held, weighted by its own reach
-(--no-full-range: correct only the hands held); --value blueprint values its nodes by
-the blueprint played by both seats to the end of the betting round instead of checking
-down (far less spread between two agents).  After a log's first {WARMUP} hands, a
-seat whose AIVAT values had a larger spread than its raw chips over the log's
-earlier hands gets its raw chips for the next hand (a choice made from the past
-only, so still unbiased; --no-guard turns it off).  p(win) is a one-tailed t
-test that the seat's mean is above 0."""
-
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
-#: ṽ of the whole-range estimator (``--value``).
-VALUES = ("check-down", "blueprint")
 
 
 class PlotError(EvaluationError):
     """The plot cannot be drawn (matplotlib missing, or the file cannot be written)."""
-
-
-def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``dealer report``'s arguments to ``parser``."""
-    parser.description = (
-        "Did A beat B, by how much, and how sure are we?  Raw chips, duplicate-paired and\n"
-        "AIVAT values per seat, with 95% confidence intervals and one-tailed t tests."
-    )
-    parser.epilog = EPILOG
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs (MATCH.log)")
-    parser.add_argument(
-        "--decisions", metavar="DIR|FILE", type=Path,
-        help="a decision log (.dlog) or a folder of them; default: the 'decisions' folder next to each log, if any",
-    )  # fmt: skip
-    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the summary as JSON")
-    parser.add_argument("--plot", metavar="FILE.png", type=Path, help="draw cumulative winnings (needs matplotlib)")
-    parser.add_argument(
-        "--no-full-range", dest="full_range", action="store_false",
-        help="do not average over a seat's logged range (compare with the estimator that corrects only the hands held)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--no-guard", dest="guard", action="store_false",
-        help="keep every hand's AIVAT value, even for a seat whose corrections added spread on the log's earlier hands",
-    )  # fmt: skip
-    add_evaluation_arguments(parser)
-
-
-def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of how logs are evaluated, shared with ``dealer compare``:
-    ``--value``, ``--blueprint``, ``--game`` and ``--jobs``."""
-    parser.add_argument(
-        "--value", choices=VALUES, default="check-down",
-        help="ṽ of the whole-range estimator: check-down (default, under 5 ms a hand) or the agent's blueprint "
-        "(both seats play it to the end of each betting round; more spread removed, tens of ms a hand)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--blueprint", metavar="FILE", type=Path,
-        help="the blueprint artifact --value blueprint uses (default: the shipped one)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--game", metavar="GAME",
-        help="the game of every log (.game file or bundled name), when the file a log's header names is not at hand",
-    )  # fmt: skip
-    parser.add_argument(
-        "--jobs", metavar="N", type=_positive, default=1,
-        help="evaluate up to N logs at once, each in its own process that loads its own value function "
-        "(default 1; 2 halves a --value blueprint report of a duplicate match on 2 cores)",
-    )  # fmt: skip
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return n
 
 
 def run_report(args: argparse.Namespace) -> int:

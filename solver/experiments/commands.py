@@ -7,13 +7,20 @@ import os
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from protocol.gamedef import GameDef, load_game
-from solver.abstraction import ActionAbstraction, parse_abstraction
 from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
-from solver.export import export_policy
-from solver.ranges import tabular_game
-from solver.strategies import load_strategy, save_strategy
+
+if TYPE_CHECKING:  # the solvers load when a command runs, not for --help
+    from solver.abstraction import ActionAbstraction
+
+EXPERIMENT_DESCRIPTION = """\
+Reproduces the subgame-solving tables of Libratus (Brown and Sandholm, 2017) on small
+games that ship with the project: 'subgames' is Table 1 (a blueprint against unsafe
+and safe subgame solving, in mbb/hand of exploitability), 'nested' is Table 2 (action
+translation against nested subgame solving when the opponent bets sizes the blueprint
+lacks).  --quick runs a tiny game in seconds; the full tables take minutes."""
 
 EXPERIMENT_EPILOG = """examples:
   solver experiment subgames --quick
@@ -21,9 +28,18 @@ EXPERIMENT_EPILOG = """examples:
   solver experiment nested --quick
   solver experiment nested --real '1/0.25,0.5,1,2,4;allin;cap=2'
 """
+
+EXPORT_DESCRIPTION = """\
+Writes a tabular strategy (from 'solver solve' or 'solver experiment subgames --save')
+as one JSON file: for every seat, hole cards, board and betting sequence, the
+probability of each action.  Other programs can play or inspect it without this
+project."""
+
 EXPORT_EPILOG = """examples:
-  solver export artifacts/solver/leduc.nolimit.2p-dcfr-500.strategy --game leduc.nolimit.2p --out leduc.json
-  solver export runs/table1/small2-reach-maxmargin.strategy --game small2 --out small2.json
+  solver solve --game leduc.nolimit.2p --iterations 100 --out leduc.strategy
+  solver export leduc.strategy --game leduc.nolimit.2p --out leduc.json
+  solver experiment subgames --quick --save runs/quick
+  solver export runs/quick/quick2-unsafe.strategy --game quick2 --out quick2.json
 """
 
 
@@ -41,24 +57,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``experiment`` and ``export`` to the ``solver`` command's subparsers."""
     raw = argparse.RawDescriptionHelpFormatter
     experiment = sub.add_parser("experiment", help="reproduce the Libratus subgame-solving tables on small games",
-                                epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+                                description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
     which = experiment.add_subparsers(dest="experiment", required=True)
     subgames = which.add_parser("subgames", help="Table 1: blueprint vs unsafe and safe subgame solving",
-                                epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+                                description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
     subgames.add_argument("--quick", action="store_true", help="the cheap setting the tests run (small game, few iterations)")
     keys = ",".join(s.key for s in TABLE1)
     subgames.add_argument("--games", default=None, help=f"comma-separated games to run (default all: {keys})")
     subgames.add_argument("--save", type=Path, default=None, help="save every combined strategy as DIR/GAME-METHOD.strategy")
     subgames.set_defaults(handler=run_subgames)
     nested = which.add_parser("nested", help="Table 2: action translation vs nested unsafe and safe subgame solving",
-                              epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+                              description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
     nested.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny game, few iterations)")
     nested.add_argument("--real", default=None,
                         help="the real game's sizes, an abstraction spec (default '1/0.5,1,2;allin;cap=2'); "
                              "it must offer the blueprint's sizes, e.g. '1/0.25,0.5,1,2,4;allin;cap=2'")
     nested.set_defaults(handler=run_nested_table)
     export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
-                            epilog=EXPORT_EPILOG, formatter_class=raw)
+                            description=EXPORT_DESCRIPTION, epilog=EXPORT_EPILOG, formatter_class=raw)
     export.add_argument("strategy", type=Path, help="a strategy artifact (from 'solver solve' or 'experiment --save')")
     export.add_argument("--game", required=True, help="its game: bundled name, experiment game (small2) or .game file")
     export.add_argument("--out", type=Path, required=True, help="the JSON file to write")
@@ -67,6 +83,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run_subgames(args: argparse.Namespace) -> int:
     from solver.experiments.subgames import format_table, run_game
+    from solver.strategies import save_strategy
 
     specs = TABLE1_QUICK if args.quick else TABLE1
     if args.games:
@@ -92,6 +109,7 @@ def run_subgames(args: argparse.Namespace) -> int:
 
 
 def run_nested_table(args: argparse.Namespace) -> int:
+    from solver.abstraction import parse_abstraction
     from solver.experiments.nested import NESTED, NESTED_QUICK, format_nested, run_nested
 
     spec = NESTED_QUICK if args.quick else NESTED
@@ -118,6 +136,12 @@ def _fractions(abstraction: ActionAbstraction, round_: int) -> tuple[float, ...]
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from solver.export import export_policy
+    from solver.ranges import tabular_game
+    from solver.strategies import load_strategy
+
+    if args.out.is_dir():  # before loading anything: a folder cannot become the JSON file
+        raise CommandError(f"--out {args.out} is a folder; give the JSON file to write, e.g. {args.out / 'policy.json'}")
     game = load_any_game(args.game)
     saved = load_strategy(args.strategy, game)
     if saved.params.get("card_abstraction", "identity") != "identity":

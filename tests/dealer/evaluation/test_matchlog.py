@@ -70,5 +70,5 @@ def test_game_found_from_the_header(tmp_path):
     m = read_match_log(written)
     assert m.game == game and len(m.hands) == 20 and m.seats == ("A", "B")
     (tmp_path / "m.game").unlink()
-    with pytest.raises(MatchLogError, match=r"cannot find the game file 'm\.game'"):
+    with pytest.raises(MatchLogError, match=r"its header names the game 'm\.game', which is neither"):
         read_match_log(written)
