@@ -127,11 +127,6 @@ class SolvingStage:
             active.detail(node, fresh),
         )
 
-    def opponent_range(self, hand: HandContext, state: State, blueprint_range: Callable[[State], np.ndarray]) -> np.ndarray:
-        """The opponent's range at ``state`` (HOLE_PAIRS order): through this hand's last
-        solve when there is one, else ``blueprint_range``'s."""
-        return self._opponent_range(hand.notes.get("solve"), state, blueprint_range)
-
     # --- following a solution -----------------------------------------------------------
 
     @staticmethod

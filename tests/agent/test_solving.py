@@ -176,3 +176,18 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
     assert done.returncode == 0, done.stderr[-2000:]
     one_thread, two_threads = (int(x) for x in done.stdout.split())
     assert one_thread == 0 and two_threads >= 1
+
+
+def test_solved_rows_are_thresholded_like_blueprint_rows():
+    """With an action floor, no solved action below it is played (or logged)."""
+    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, action_floor=0.2)
+    agent = Agent(GAME, pipeline, clock, seed=0)
+    clock.hands = 20
+    decision = agent.decide(parse_matchstate(RIVER, GAME))
+    assert decision.source == "unsafe"
+    rows = decision.range.strategy()
+    live = rows.sum(axis=1) > 0
+    assert not ((rows[live] > 0) & (rows[live] < 0.2 - 1e-4)).any()
+    raw = agent.hand.notes["solve"].strategy  # the solve itself keeps its crumbs
+    assert ((raw > 0) & (raw < 0.2 * raw.max())).any()
