@@ -50,7 +50,7 @@ from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import Action, ActionType
 from solver.abstraction import parse_abstraction
 from solver.artifacts import ArtifactError, decompressed, load_artifact
-from solver.tree import CHANCE, DECISION, BettingTree, Layout, layout
+from solver.tree import DECISION, BettingTree, Layout, layout, skip_chance
 
 BLUEPRINT_KIND = "blueprint"
 DATA_DIR = Path(__file__).parent / "data"
@@ -119,12 +119,7 @@ class Blueprint:
     @property
     def root(self) -> int:
         """The first decision node (chance nodes skipped)."""
-        return self._skip_chance(0)
-
-    def _skip_chance(self, node: int) -> int:
-        while self.tree.kind[node] == CHANCE:
-            node = int(self.tree.children[self.tree.child_start[node]])
-        return node
+        return skip_chance(self.tree, 0)
 
     def actions(self, node: int) -> list[Action]:
         """The actions on decision ``node``'s edges, in the order of its probabilities."""
@@ -142,7 +137,7 @@ class Blueprint:
         for e in range(start, start + count):
             kind = int(self.tree.edge_action[e])
             if kind == int(action.kind) and (action.kind != ActionType.RAISE or int(self.tree.edge_size[e]) == action.size):
-                return self._skip_chance(int(self.tree.children[e]))
+                return skip_chance(self.tree, int(self.tree.children[e]))
         offered = ", ".join(map(str, self.actions(node)))
         raise OffTreeAction(f"{action} is not in the blueprint's tree at node {node} (it offers {offered})")
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from protocol.rules import CALL, FOLD, Action, ActionType, State, initial_state, raise_to
 from solver.translation import pot_fraction, translate
-from solver.tree import CHANCE, DECISION, BettingTree
+from solver.tree import DECISION, BettingTree, skip_chance
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +60,6 @@ class TranslationMemory:
     """Translations drawn so far this hand, by the action's place in the real betting."""
 
     edges: dict[tuple[int, int], int] = field(default_factory=dict)
-
-
-def skip_chance(tree: BettingTree, node: int) -> int:
-    """The first non-chance node at or below ``node`` (chance nodes have one child)."""
-    while tree.kind[node] == CHANCE:
-        node = int(tree.children[tree.child_start[node]])
-    return node
 
 
 def _raise_fractions(tree: BettingTree, node: int) -> tuple[list[float], list[int]]:

@@ -65,7 +65,7 @@ from solver.ranges import (
     tabular_layout,
     walk,
 )
-from solver.tree import CHANCE, DECISION, BettingTree, build_tree, path_from_root
+from solver.tree import CHANCE, DECISION, BettingTree, build_tree, path_from_root, skip_chance
 
 
 class SubgameError(ValueError):
@@ -163,19 +163,14 @@ class Subgame:
         """
         tree = self.tree
         for i, action in enumerate(actions):
-            node = self._skip_chance(node)
+            node = skip_chance(self.tree, node)
             if tree.kind[node] != DECISION or action not in tree.actions(node):
                 offered = tree.actions(node) if tree.kind[node] == DECISION else []
                 raise SubgameError(
                     f"action {i + 1} ({action}) is not in the subgame tree at node {node} (offered: {[str(a) for a in offered]})"
                 )
             node = int(tree.children[tree.child_start[node] + tree.actions(node).index(action)])
-        return self._skip_chance(node)
-
-    def _skip_chance(self, node: int) -> int:
-        while self.tree.kind[node] == CHANCE:
-            node = int(self.tree.children[self.tree.child_start[node]])
-        return node
+        return skip_chance(self.tree, node)
 
     def board_index(self, node: int, board: Sequence[int] | None) -> int:
         """The board index of ``node``'s round given the board cards dealt so far.

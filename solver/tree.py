@@ -304,3 +304,10 @@ def showdown_table(tree: BettingTree) -> np.ndarray:
             for outcome, ranks in enumerate(([1, 0], [0, 0], [0, 1])):
                 table[node, outcome] = pot_shares(tree.spent[node], tree.folded[node], np.array(ranks, np.int64))
     return table
+
+
+def skip_chance(tree: BettingTree, node: int) -> int:
+    """The first non-chance node at or below ``node`` (chance nodes have one child)."""
+    while tree.kind[node] == CHANCE:
+        node = int(tree.children[tree.child_start[node]])
+    return node
