@@ -31,10 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from protocol.rules import Action, State, with_cards
-from solver.follow import skip_chance
-from solver.gadgets import GadgetHook, make_gadget
+from solver.gadgets import GadgetHook, hand_weights, make_gadget
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
-from solver.tree import DECISION
+from solver.tree import DECISION, skip_chance
 
 #: The root gadget of every safe solve: Maxmargin with a small weight on the unsafe
 #: objective (ours, :mod:`solver.gadgets`).  Plain Maxmargin stops improving once the
@@ -51,14 +50,6 @@ FIRST_GADGET = "blueprint-maxmargin-unsafe"
 #: nodes of ours times their boards; a turn subtree fits, and costs about 0.7 s of CPU);
 #: a bigger subtree is solved unsafe instead.
 MAX_BLUEPRINT_ROWS = 3000
-
-
-def compatible_mass(hands: np.ndarray, reach: np.ndarray) -> np.ndarray:
-    """Per hand (rows of ``hands``, two cards each), the reach of the hands sharing no card with it."""
-    per_card = np.zeros(64)
-    np.add.at(per_card, hands[:, 0], reach)
-    np.add.at(per_card, hands[:, 1], reach)
-    return reach.sum() - per_card[hands[:, 0]] - per_card[hands[:, 1]] + reach
 
 
 def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], weight: np.ndarray) -> np.ndarray:
@@ -86,7 +77,7 @@ def estimated_alternatives(
         offered = tree.actions(node)
         start = int(tree.child_start[node])
         if int(tree.player[node]) == opponent:
-            weight = compatible_mass(sg.hands, solver.reach_at(node, board)[me])
+            weight = hand_weights(sg.hands, solver.reach_at(node, board)[me])
             children = [skip_chance(tree, int(tree.children[start + i])) for i in range(len(offered))]
             if any(tree.kind[c] == DECISION and tree.round[c] != tree.round[node] for c in children):
                 return None
@@ -97,7 +88,7 @@ def estimated_alternatives(
         elif action not in offered:
             break
         node = skip_chance(tree, int(tree.children[start + offered.index(action)]))
-    weight = compatible_mass(sg.hands, solver.reach_at(node, board)[me])
+    weight = hand_weights(sg.hands, solver.reach_at(node, board)[me])
     return _chips(solver, node, opponent, board, weight) + gifts
 
 
@@ -105,7 +96,7 @@ def safe_hook(subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_p
     """The safe root hook (:data:`GADGET_KERNEL`) of a new subgame: ``alternatives_hole_pairs`` in
     chips per opponent hand (HOLE_PAIRS order), ``ranges`` the subgame's root ranges."""
     opponent = 1 - me
-    weight = compatible_mass(subgame.hands, ranges[me])
+    weight = hand_weights(subgame.hands, ranges[me])
     alternatives = subgame.from_hole_pairs(alternatives_hole_pairs) * weight
     return GadgetHook(make_gadget(GADGET_KERNEL, alternatives, weight, ranges[opponent]), opponent)
 
@@ -139,7 +130,7 @@ def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndar
     solver = SubgameSolver(sg, ranges)  # the solver's usual dtype: kernels compiled once, at warm-up
     solver.avg[:] = strategy
     values = solver.best_response_values(0, 1 - me)
-    chips = _per_chip(values, compatible_mass(sg.hands, ranges[me]))
+    chips = _per_chip(values, hand_weights(sg.hands, ranges[me]))
     return sg.to_hole_pairs(chips * (real.pot / abstract.pot))
 
 

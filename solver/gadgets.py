@@ -135,8 +135,13 @@ def hand_weights(hands: np.ndarray, other_reach: np.ndarray) -> np.ndarray:
     """(n_hands,) the other player's reach summed over the hands sharing no card with
     each hand (``hands``: (n_hands, hole cards) card ids): a gadget's weights, up to the
     chance factor every hand shares."""
-    clash = (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
-    return (~clash).astype(np.float64) @ np.asarray(other_reach, np.float64)
+    # Inclusion-exclusion over per-card sums: a hand of k cards shares every one of them
+    # with itself only, so it was subtracted k times and is added back k - 1 times.
+    hands = np.asarray(hands)
+    reach = np.asarray(other_reach, np.float64)
+    per_card = np.zeros(int(hands.max()) + 1 if hands.size else 1)
+    np.add.at(per_card, hands.ravel(), np.repeat(reach, hands.shape[1]))
+    return reach.sum() + (hands.shape[1] - 1) * reach - per_card[hands].sum(axis=1)
 
 
 class GadgetHook:

@@ -50,6 +50,7 @@ from protocol.rules import Action, State
 from solver.abstraction import ActionAbstraction
 from solver.cfr import DCFR, CFRConfig
 from solver.deals import CardSpace, card_space
+from solver.gadgets import hand_weights
 from solver.ranges import (
     BEST_RESPONSE,
     EVALUATE,
@@ -335,7 +336,7 @@ class SubgameSolver:
 
     def mass(self) -> float:
         """Joint weight of the compatible (own hand, opponent hand) pairs of the ranges."""
-        return float(self.ranges[0] @ _compatible_mass(self.subgame, self.ranges[1]))
+        return float(self.ranges[0] @ hand_weights(self.subgame.hands, self.ranges[1]))
 
     def memory_bytes(self) -> int:
         """Bytes of the solver's arrays and the subgame's card and tree arrays."""
@@ -453,10 +454,3 @@ def _board_mask(sg: Subgame, node: int, board: Sequence[int] | None) -> np.ndarr
     return sg.space.compat[r][sg.board_index(node, board)].astype(np.float64)
 
 
-def _compatible_mass(sg: Subgame, reach_o: np.ndarray) -> np.ndarray:
-    """Per hand, the opponent weight on hands sharing no card with it."""
-    hands = sg.hands
-    per_card = np.zeros(64)
-    np.add.at(per_card, hands.ravel(), np.repeat(reach_o, hands.shape[1]))
-    k = hands.shape[1]
-    return reach_o.sum() + (k - 1) * reach_o - per_card[hands].sum(axis=1)

@@ -7,7 +7,7 @@ import pytest
 
 from agent.pipeline import Pipeline
 from agent.policy import Agent
-from agent.safety import FIRST_GADGET, blueprint_alternatives, compatible_mass
+from agent.safety import FIRST_GADGET, blueprint_alternatives
 from agent.solving import SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.fasteval import HOLE_PAIRS, rank_range
@@ -15,6 +15,7 @@ from protocol.gamedef import load_game
 from protocol.rules import Action, ActionType
 from protocol.wire import parse_matchstate
 from solver.follow import TranslationMemory, skip_chance, walk
+from solver.gadgets import hand_weights
 from solver.tree import DECISION
 from tests.agent.test_pipeline import StandInBlueprint
 
@@ -80,7 +81,7 @@ def margins(agent: Agent) -> tuple[np.ndarray, float]:
     node, _ = walk(bp.tree, sg.root, TranslationMemory(), np.random.default_rng(0), me)
     root_reach = sg.to_hole_pairs(solver.ranges[me])  # the hand's reach has moved on since
     alternatives = sg.from_hole_pairs(blueprint_alternatives(bp, node, sg.root, root_reach))
-    weight = compatible_mass(sg.hands, solver.ranges[me])
+    weight = hand_weights(sg.hands, solver.ranges[me])
     held = weight > 0
     best = solver.best_response_values(0, 1 - me)[held] / weight[held]
     return alternatives[held] - best, sg.pot

@@ -216,3 +216,13 @@ def test_maxmargin_unsafe_keeps_the_margins_and_lowers_the_range_value(leduc: Bl
     # And the objective Maxmargin ignores once its minimum margin is reached is lower
     # (6,325 vs 5,456 chips summed over the 72 re-solves when written).
     assert _range_value(leduc, roots, mixed.strategy) < 0.95 * _range_value(leduc, roots, plain.strategy)
+
+
+@pytest.mark.parametrize("cards", [1, 2])
+def test_hand_weights_sum_the_reach_of_the_hands_sharing_no_card(cards):
+    from itertools import combinations
+
+    hands = np.array(list(combinations(range(9), cards)))
+    reach = np.random.default_rng(cards).random(len(hands))
+    direct = [sum(r for other, r in zip(hands, reach) if not set(h) & set(other)) for h in hands]
+    assert np.allclose(hand_weights(hands, reach), direct)
