@@ -32,7 +32,7 @@ from agent.safety import FIRST_GADGET, GADGET, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
-from solver.abstraction import ActionAbstraction, parse_abstraction
+from solver.abstraction import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.translation import pot_fraction, translate
@@ -224,7 +224,7 @@ class SolvingStage:
         if budget <= 0:
             return None
         if hand.scale is None:
-            hand.scale = 1.0 + float(self.rng.choice([-1.0, 1.0]) * self.rng.uniform(0.0, SIZE_JITTER))
+            hand.scale = draw_size_scale(self.rng, SIZE_JITTER)
         me = match.position
         our_range = hand.reach
         their_range = self._opponent_range(previous, state, opponent_range)
