@@ -131,7 +131,10 @@ class FolderLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.file = open(path, "a+")  # noqa: SIM115 - held for the run's lifetime; "a+" keeps the old record readable
+        # Read-write without truncating (the earlier run's record must stay readable) and
+        # without O_APPEND (the record is rewritten in place): one handle, held (and
+        # flock-ed) for the run's lifetime, closed by close().
+        self.file = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+")
         try:
             fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -179,9 +182,10 @@ class FolderLock:
     def _write(self) -> None:
         # Overwritten in place, then cut: the file is never empty while a group is recorded.
         data = json.dumps({"pid": os.getpid(), "groups": [list(g) for g in self.groups]})
-        with open(self.path, "r+") as f:
-            f.write(data + "\n")
-            f.truncate()
+        self.file.seek(0)
+        self.file.write(data + "\n")
+        self.file.truncate()
+        self.file.flush()
 
     def close(self) -> None:
         self.file.close()
