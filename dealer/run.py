@@ -355,22 +355,26 @@ def _is_a(value: object, kinds: tuple[type, ...]) -> bool:
     return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
 
 
+def command_problem(spec: str, kinds: str) -> str | None:
+    """What is wrong with a command seat ``spec`` (None: it names a program that exists);
+    ``kinds`` lists the seat kinds the caller also accepts, for the message."""
+    try:
+        words = shlex.split(spec)
+    except ValueError as exc:
+        return f"cannot read its command {spec!r} ({exc})"
+    if not words:
+        return f"it is empty; give {kinds} or a command"
+    if shutil.which(words[0]) is None:
+        return f"{words[0]!r} is not {kinds}, or a program on PATH or at that path"
+    return None
+
+
 def _check_commands(specs: list[str]) -> None:
     """Each command seat names a program that exists.  Raises RunFailed naming the seat."""
+    kinds = f"a bot kind ({', '.join(POLICIES)}), an agent ({', '.join(AGENTS)})"
     for index, spec in enumerate(specs):
-        if spec in POLICIES or spec in AGENTS:
-            continue
-        try:
-            words = shlex.split(spec)
-        except ValueError as exc:
-            raise RunFailed(f"seat {index + 1}: cannot read its command {spec!r} ({exc})") from None
-        if not words:
-            raise RunFailed(f"seat {index + 1} is empty; give a bot kind ({', '.join(POLICIES)}), agent, or a command")
-        if shutil.which(words[0]) is None:
-            raise RunFailed(
-                f"seat {index + 1}: {words[0]!r} is not a bot kind ({', '.join(POLICIES)}), an agent "
-                f"({', '.join(AGENTS)}), or a program on PATH or at that path"
-            )
+        if spec not in POLICIES and spec not in AGENTS and (problem := command_problem(spec, kinds)):
+            raise RunFailed(f"seat {index + 1}: {problem}")
 
 
 def _check_settings(settings: dict) -> list[str]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bots import POLICIES
-from dealer.run import RunFailed, match_plan, seat_names
+from dealer.run import RunFailed, command_problem, match_plan, seat_names
 from protocol.errors import GameDefError
 from protocol.gamedef import bundled_game_names, load_game
 
@@ -159,18 +159,9 @@ def check_lineup(bots: list[Bot], players: int) -> None:
         if bot.name in seen:
             raise TournamentError(f"the name {bot.name!r} is used by two lineup entries; give each bot its own name")
         seen.add(bot.name)
-        if bot.seat in POLICIES:
-            continue
-        try:
-            words = shlex.split(bot.seat)
-        except ValueError as exc:
-            raise TournamentError(f"bot {bot.name}: cannot read its command {bot.seat!r} ({exc})") from None
-        if not words:
-            raise TournamentError(f"bot {bot.name}: empty seat; give a bot kind ({', '.join(POLICIES)}) or a command")
-        if shutil.which(words[0]) is None:
-            raise TournamentError(
-                f"bot {bot.name}: command {words[0]!r} not found (not a bot kind, not an executable file or on PATH)"
-            )
+        kinds = f"a bot kind ({', '.join(POLICIES)})"
+        if bot.seat not in POLICIES and (problem := command_problem(bot.seat, kinds)):
+            raise TournamentError(f"bot {bot.name}: {problem}")
 
 
 # --- the plan -----------------------------------------------------------------------

@@ -184,7 +184,7 @@ def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
 def test_bad_input_is_one_sentence_and_exits_2(tmp_path):
     result = tournament("call", "nobody=/no/such/bot --fast", "--out", str(tmp_path / "a"))
     assert result.returncode == 2
-    assert "bot nobody: command '/no/such/bot' not found" in result.stderr and "Traceback" not in result.stderr
+    assert "bot nobody: '/no/such/bot' is not a bot kind" in result.stderr and "Traceback" not in result.stderr
     result = tournament("call", "random", "--game", "no.such.game", "--out", str(tmp_path / "b"))
     assert result.returncode == 2 and "no.such.game" in result.stderr and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1
