@@ -186,3 +186,10 @@ def test_the_shipped_blueprint_report():
     assert [p.key for p in report.probes] == ["a", "b", "c", "d"]
     assert report.passed == (all(p.passed for p in report.probes) and max(report.gate.values()) <= health.GATE_SHARE)
     assert "verdict: " in health.format_report(report)
+    # The shipped blueprint (134M iterations) meets the near-uniform gate and probes (c),
+    # (d); (a) and (b) still fail their 1% (2.09% and 1.14% measured), but must stay
+    # below the 8.4M-iteration blueprint it replaced (3.85% and 5.63%).
+    assert max(report.gate.values()) <= health.GATE_SHARE
+    probes = {p.key: p for p in report.probes}
+    assert probes["c"].passed and probes["d"].passed
+    assert probes["a"].figure < 0.0385 and probes["b"].figure < 0.0563
