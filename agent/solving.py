@@ -33,9 +33,8 @@ from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
 from solver.abstraction import ActionAbstraction, draw_size_scale, parse_abstraction
-from solver.follow import skip_chance
+from solver.follow import skip_chance, translate_action
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
-from solver.translation import pot_fraction, translate
 from solver.tree import DECISION
 
 log = structlog.get_logger("agent.solving")
@@ -200,18 +199,13 @@ class SolvingStage:
 
     @staticmethod
     def _edge_for(tree, node: int, real: State, action: Action) -> int:
-        """The edge index at ``node`` for a real action: itself, or its nearest raise."""
-        actions = tree.actions(node)
-        if action in actions:
-            return actions.index(action)
-        if action.kind != ActionType.RAISE:
-            kinds = [a.kind for a in actions]
-            return kinds.index(action.kind) if action.kind in kinds else kinds.index(ActionType.CALL)
-        options = [(0.0, actions.index(a)) for a in actions if a.kind == ActionType.CALL]
-        abstract = tree.states[node]
-        options += [(pot_fraction(abstract, a.size), i) for i, a in enumerate(actions) if a.kind == ActionType.RAISE]
-        fractions = [f for f, _ in options]
-        return options[translate(pot_fraction(real, action.size), fractions, None)][1]
+        """The edge index at ``node`` for a real action: itself, or where the blueprint's
+        rules translate it (:func:`solver.follow.translate_action`, deterministic); an
+        action kind the node lacks counts as the call."""
+        found = translate_action(tree, node, real, action, None, opponent=True)
+        if found is None:
+            return [a.kind for a in tree.actions(node)].index(ActionType.CALL)
+        return found[0] - int(tree.child_start[node])
 
     # --- solving ------------------------------------------------------------------------------
 

@@ -53,13 +53,17 @@ def test_off_tree_raise_maps_to_its_neighbours_pseudoharmonically():
     assert got[raise_to(200)] == pytest.approx(pseudoharmonic(0.5, 1.0, 0.75), abs=0.025)
 
 
-def test_small_bet_may_translate_to_a_check_that_does_not_end_the_round():
-    # Flop (tree sizes: pot, all-in), first to act (position 0) bets the minimum, 100
-    # into 200 (a raise to 200 in all): half a pot, read as a check one time in three.
+def test_only_a_tiny_bet_may_translate_to_a_check_that_does_not_end_the_round():
+    # Flop (tree sizes: pot, all-in), first to act (position 0).  A tiny bet, 30 into 200
+    # (a raise to 130 in all, 0.15 pot), is read as a check with the pseudoharmonic odds.
     node = node_of("cc/", me=1)
-    got = frequencies(node, state("cc/", 1), raise_to(200))
+    got = frequencies(node, state("cc/", 1), raise_to(130))
     assert set(got) == {CALL, raise_to(300)}
-    assert got[CALL] == pytest.approx(pseudoharmonic(0.0, 1.0, 0.5), abs=0.025)
+    assert got[CALL] == pytest.approx(pseudoharmonic(0.0, 1.0, 0.15), abs=0.025)
+    # A half-pot bet, 100 into 200, never is: the tree's answer to a check (check or bet,
+    # played as call or raise) would leave us no fold against it.
+    got = frequencies(node, state("cc/", 1), raise_to(200), draws=500)
+    assert got == {raise_to(300): 1.0}
 
 
 def test_libratus_rule_never_translates_into_a_round_ending_call():
