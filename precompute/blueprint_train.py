@@ -91,6 +91,8 @@ class TrainConfig:
             raise ValueError(f"card preset {self.cards!r} is not a blueprint preset (one of {', '.join(blueprint_presets)})")
         if self.schedule_iterations is not None and self.schedule_iterations < 1:
             raise ValueError(f"--schedule-iterations must be positive, got {self.schedule_iterations}")
+        if not 1 <= self.average_rounds <= 4:
+            raise ValueError(f"--average-rounds must be between 1 and 4, got {self.average_rounds}")
         if self.stop_at is not None and (self.stop_at < 1 or self.stop_at % self.block):
             raise ValueError(f"--stop-at must be a positive multiple of the block ({self.block}), got {self.stop_at}")
 

@@ -143,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--schedule-iterations", type=int,
                    help="scale the Pluribus schedule to this many iterations (default --iterations); keep it to continue "
                         "a run to more --iterations")
+    p.add_argument("--average-rounds", type=int, default=2,
+                   help="rounds that play the average strategy; later ones play the current one (default 2)")
     p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
@@ -251,7 +253,7 @@ def _blueprint(args: argparse.Namespace) -> int:
     config = TrainConfig(
         iterations=iterations, actions=args.actions, cards="blueprint-quick" if args.quick else "blueprint",
         seed=args.seed, block=args.block, threads=args.threads, checkpoint_minutes=args.checkpoint_minutes,
-        stop_at=args.stop_at, schedule_iterations=args.schedule_iterations,
+        stop_at=args.stop_at, schedule_iterations=args.schedule_iterations, average_rounds=args.average_rounds,
     )
     command = "precompute " + shlex.join(args.argv)
     start = time.monotonic()

@@ -388,13 +388,15 @@ class MCCFRSolver:
             if progress is not None:
                 progress(self.iterations, time.perf_counter() - started)
 
-    def strategy(self) -> np.ndarray:
+    def strategy(self, average_rounds: int | None = None) -> np.ndarray:
         """The strategy to play, in :attr:`layout`: the average on the first
-        ``average_rounds`` rounds, the current regret-matching strategy after."""
+        ``average_rounds`` rounds (default: the config's, the rounds whose average was
+        kept), the current regret-matching strategy after."""
+        rounds = self.config.average_rounds if average_rounds is None else min(average_rounds, self.config.average_rounds)
         average = normalized(self.layout, self.tree, self.avg)
         current = normalized(self.layout, self.tree, self.regret.astype(np.float64), positive_part=True)
         for p in range(self.tree.game.num_players):
-            for r in range(self.config.average_rounds, self.tree.game.num_rounds):
+            for r in range(rounds, self.tree.game.num_rounds):
                 start, end = self.layout.block[p, r]
                 average[start:end] = current[start:end]
         return average

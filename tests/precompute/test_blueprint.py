@@ -51,6 +51,24 @@ def test_resumed_run_with_one_thread_equals_the_straight_run_with_two(runs):
     assert ha["content_hash"] == hb["content_hash"]
 
 
+def test_averaging_every_round_changes_the_strategy_played_not_the_regrets(runs, tmp_path):
+    # --average-rounds 4 keeps the average on turn and river too: no extra random draw,
+    # so the regrets equal the default run's and only the played strategy differs there.
+    straight = runs[0]
+    shutil.copytree(straight / "cards", tmp_path / "cards")
+    assert main([*QUICK, "--out", str(tmp_path), "--average-rounds", "4"]) == 0
+    a = load_artifact(straight / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    b = load_artifact(tmp_path / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    np.testing.assert_array_equal(a["regret"], b["regret"])
+    kept = a["avg"] != 0
+    np.testing.assert_array_equal(a["avg"][kept], b["avg"][kept])
+    assert np.count_nonzero(b["avg"]) > 1.5 * np.count_nonzero(a["avg"])  # turn and river averaged too
+    sa = load_artifact(straight / "blueprint.art", "blueprint").arrays["strategy"]
+    sb = load_artifact(tmp_path / "blueprint.art", "blueprint").arrays["strategy"]
+    assert sa.shape == sb.shape and not np.array_equal(sa, sb)
+    assert main([*QUICK, "--out", str(tmp_path / "x"), "--average-rounds", "5"]) != 0
+
+
 def test_strategies_are_distributions_along_a_hand(runs):
     bp = Blueprint.load(runs[0] / "blueprint.art", verify=True)
     board = [10, 23, 31, 44, 50]
