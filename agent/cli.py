@@ -13,9 +13,10 @@ from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
-#: agent.strategy.ACTION_FLOOR, copied so that --help loads neither the agent nor numpy
-#: (tests/agent/test_cli_help.py checks they agree).
+#: agent.strategy.ACTION_FLOOR and solver.gadgets.UNSAFE_WEIGHT, copied so that --help
+#: loads neither the agent nor numpy (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
+UNSAFE_WEIGHT = 0.01
 
 CONNECT_DESCRIPTION = """\
 Connects to an ACPC dealer's seat port (protocol 2.0.0) and plays heads-up no-limit
@@ -104,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
+    p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
+                   help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
     p.add_argument("--time-budget", type=float, default=7.0, help="the dealer's average seconds per hand (default 7)")
     p.add_argument("--action-limit", type=float, default=60.0, help="the dealer's seconds per action (default 60)")
     p.add_argument("--target", type=float, default=None, help="average seconds per hand to aim at (default budget / 4)")
@@ -155,7 +158,7 @@ def connect(args: argparse.Namespace) -> int:
         limits = TimeLimits(per_hand=args.time_budget, per_action=args.action_limit, target=args.target).validated()
         strategist = build_strategist(
             game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from,
-            action_floor=args.action_floor,
+            action_floor=args.action_floor, unsafe_weight=args.unsafe_weight,
         )
     except (ValueError, PipelineError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)

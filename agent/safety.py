@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from protocol.rules import Action, State, with_cards
-from solver.gadgets import GadgetHook, hand_weights, make_gadget
+from solver.gadgets import UNSAFE_WEIGHT, GadgetHook, hand_weights, make_gadget
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION, skip_chance
 
@@ -92,13 +92,16 @@ def estimated_alternatives(
     return _chips(solver, node, opponent, board, weight) + gifts
 
 
-def safe_hook(subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_pairs: np.ndarray) -> GadgetHook:
+def safe_hook(
+    subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_pairs: np.ndarray, unsafe_weight: float = UNSAFE_WEIGHT,
+) -> GadgetHook:
     """The safe root hook (:data:`GADGET_KERNEL`) of a new subgame: ``alternatives_hole_pairs`` in
-    chips per opponent hand (HOLE_PAIRS order), ``ranges`` the subgame's root ranges."""
+    chips per opponent hand (HOLE_PAIRS order), ``ranges`` the subgame's root ranges,
+    ``unsafe_weight`` the weight of the modelled range's objective beside the margins."""
     opponent = 1 - me
     weight = hand_weights(subgame.hands, ranges[me])
     alternatives = subgame.from_hole_pairs(alternatives_hole_pairs) * weight
-    return GadgetHook(make_gadget(GADGET_KERNEL, alternatives, weight, ranges[opponent]), opponent)
+    return GadgetHook(make_gadget(GADGET_KERNEL, alternatives, weight, ranges[opponent], unsafe_weight), opponent)
 
 
 def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:

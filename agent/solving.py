@@ -34,6 +34,7 @@ from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
 from solver.abstraction import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance, translate_action
+from solver.gadgets import UNSAFE_WEIGHT
 from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
@@ -88,8 +89,12 @@ class ActiveSolve:
 class SolvingStage:
     """Subgame solving with the abstraction ``SUBGAME_ABSTRACTION`` (or ``abstraction``)."""
 
-    def __init__(self, rng: np.random.Generator, abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:
+    def __init__(
+        self, rng: np.random.Generator, abstraction: ActionAbstraction | None = None, threads: int = 1,
+        unsafe_weight: float = UNSAFE_WEIGHT,
+    ) -> None:
         self.rng = rng
+        self.unsafe_weight = unsafe_weight
         self.abstraction = abstraction or parse_abstraction(SUBGAME_ABSTRACTION)
         self.early_abstraction = parse_abstraction(EARLY_ABSTRACTION)
         self.threads = threads
@@ -241,12 +246,12 @@ class SolvingStage:
             if safe:  # a later solve of the hand: safe, with the last solve's estimates
                 found = estimated_alternatives(previous.solver, since, state.board, me)
                 if found is not None:
-                    hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+                    hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found), self.unsafe_weight)
                     estimated[0] = True
             elif previous is None and alternatives is not None:
                 first[0] = alternatives(state)
                 if first[0] is not None:
-                    hook = safe_hook(subgame, ranges, me, first[0])
+                    hook = safe_hook(subgame, ranges, me, first[0], self.unsafe_weight)
             while not deadline.expired():
                 solver.iterate(1, hook)
                 publish(solver)

@@ -54,8 +54,7 @@ UNSAFE, RESOLVE, MAXMARGIN, MIXED = 0, 1, 2, 3
 #: margin's shadow price): the largest of 1, 0.1, 0.01 that raised no opponent CBV
 #: above the blueprint's on the tests' poor Leduc blueprint (0.1 raised some by 64
 #: chips there; on Table 1's small2, 1.0 cost 20 mbb/hand of safety, 0.1 and 0.01 none).
-#: A compile-time constant of the kernels: after changing it, delete the numba caches in
-#: solver/__pycache__ (solver.safe's cached kernel inlines it and would not notice).
+#: The default of :func:`make_gadget`; the agent's solves choose their own.
 UNSAFE_WEIGHT = 0.01
 #: Gadget names → (kernel kind, alternative: "none", "cbv", "estimate", plus "+gifts").
 GADGETS: dict[str, tuple[int, str]] = {
@@ -89,13 +88,15 @@ class Gadget:
         weight: (n_hands,) counterfactual weight of each opponent hand (0: the hand
             cannot be held here: it clashes with the board or the re-solver's range).
         blueprint_reach: (n_hands,) the opponent's reach under the blueprint (used by
-            ``unsafe``).
+            ``unsafe`` and the ``-unsafe`` gadgets).
+        unsafe_weight: the weight of the unsafe objective in the ``-unsafe`` gadgets.
     """
 
     name: str
     alternatives: np.ndarray
     weight: np.ndarray
     blueprint_reach: np.ndarray
+    unsafe_weight: float = UNSAFE_WEIGHT
 
     @property
     def kind(self) -> int:
@@ -117,8 +118,11 @@ class Gadget:
         return out
 
 
-def make_gadget(name: str, alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray) -> Gadget:
-    """Check and build a :class:`Gadget`.
+def make_gadget(
+    name: str, alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray,
+    unsafe_weight: float = UNSAFE_WEIGHT,
+) -> Gadget:
+    """Check and build a :class:`Gadget` (``unsafe_weight``: see :data:`UNSAFE_WEIGHT`).
 
     Raises:
         GadgetError: for an unknown name or vectors of different lengths.
@@ -128,7 +132,9 @@ def make_gadget(name: str, alternatives: np.ndarray, weight: np.ndarray, bluepri
     arrays = [np.asarray(x, np.float64) for x in (alternatives, weight, blueprint_reach)]
     if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1:
         raise GadgetError(f"alternatives, weights and reach must be vectors of one length, got {[a.shape for a in arrays]}")
-    return Gadget(name, *arrays)
+    if not unsafe_weight >= 0:
+        raise GadgetError(f"the unsafe objective's weight must be a non-negative number, got {unsafe_weight}")
+    return Gadget(name, *arrays, float(unsafe_weight))
 
 
 def hand_weights(hands: np.ndarray, other_reach: np.ndarray) -> np.ndarray:
@@ -166,7 +172,7 @@ class GadgetHook:
         if player != self.opponent:
             return None
         g = self.gadget
-        gadget_reach(g.kind, self.regrets, g.weight, g.blueprint_reach, self.reach)
+        gadget_reach(g.kind, self.regrets, g.weight, g.blueprint_reach, self.reach, g.unsafe_weight)
         return self.reach.copy()
 
     def entered(self, iteration: int, player: int, values: np.ndarray) -> None:
@@ -180,9 +186,11 @@ class GadgetHook:
 
 @njit(cache=True)
 def gadget_reach(
-    kind: int, regrets: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, out: np.ndarray
+    kind: int, regrets: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, out: np.ndarray,
+    unsafe_weight: float,
 ) -> None:
-    """Fill ``out`` (n_hands,) with the opponent's root reach this iteration.
+    """Fill ``out`` (n_hands,) with the opponent's root reach this iteration
+    (``unsafe_weight``: the unsafe part's total weight in a MIXED gadget).
 
     ``regrets`` is (n_hands, 2) float64 (see :meth:`Gadget.new_regrets`); hands with
     zero ``weight`` get zero reach.
@@ -209,10 +217,10 @@ def gadget_reach(
             out[h] /= weight[h]
             mass += blueprint_reach[h] * weight[h]
     if kind == MIXED and mass > 0:
-        # The unsafe part: the blueprint range scaled to total weight UNSAFE_WEIGHT.
+        # The unsafe part: the blueprint range scaled to total weight unsafe_weight.
         for h in range(n_h):
             if weight[h] > 0:
-                out[h] += UNSAFE_WEIGHT * blueprint_reach[h] / mass
+                out[h] += unsafe_weight * blueprint_reach[h] / mass
 
 
 @njit(cache=True)

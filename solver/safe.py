@@ -43,7 +43,7 @@ def _solve(
     node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, cards: CardArrays,
     regret: np.ndarray, avg: np.ndarray, our_reach: np.ndarray, deal: float, kind: int,
     alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, gadget_regret: np.ndarray,
-    iterations: int, alpha: float, beta: float, gamma: float,
+    iterations: int, alpha: float, beta: float, gamma: float, unsafe_weight: float,
 ) -> None:
     """Run ``iterations`` of alternating DCFR on the subtree at (``node``, ``board``) with
     the gadget at its root.  Mutates ``regret``, ``avg`` (tabular layout, float64) and
@@ -57,7 +57,7 @@ def _solve(
     opp_reach = np.empty(n_h)
     for t in range(1, iterations + 1):
         d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
-        gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach)
+        gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach, unsafe_weight)
         walk(
             node, board, player, our_reach, opp_reach * deal, update,
             tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
@@ -120,7 +120,7 @@ def solve_subgame(
     _solve(
         np.int64(node), np.int64(board), np.int64(player), tree_arrays, cards, regret, avg, our_reach,
         bv.deal_probability(node), gadget.kind, gadget.alternatives, gadget.weight, gadget.blueprint_reach,
-        gadget.new_regrets(), iterations, *(float(x) for x in config),
+        gadget.new_regrets(), iterations, *(float(x) for x in config), gadget.unsafe_weight,
     )
     return SubgameSolution(node, board, player, gadget)
 

@@ -71,8 +71,10 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     from precompute.blueprint_train import DEFAULT_ACTIONS, QUICK_ITERATIONS
     from solver.cce import ALGORITHMS, VARIANTS
     from solver.cfr import PRESETS as CFR_PRESETS
+    from solver.gadgets import UNSAFE_WEIGHT
 
     assert agent.cli.ACTION_FLOOR == ACTION_FLOOR and WARMUP == GUARD_WARMUP
+    assert agent.cli.UNSAFE_WEIGHT == UNSAFE_WEIGHT
     assert set(precompute.cli.PRESET_NAMES) == set(PRESETS)
     assert (precompute.cli.DEFAULT_ACTIONS, precompute.cli.QUICK_ITERATIONS) == (DEFAULT_ACTIONS, QUICK_ITERATIONS)
     assert (*CFR_PRESETS, "mccfr", *ALGORITHMS) == solver.cli.ALGORITHMS

@@ -88,7 +88,7 @@ def margins(agent: Agent) -> tuple[np.ndarray, float]:
 
 
 def make_agent(bp) -> Agent:
-    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     clock.hands = 20
     # The all-in here is the safe gadget's test spot: solved, not answered by the call rule.
     return Agent(GAME, Pipeline(bp, SolvingStage(np.random.default_rng(0)), seed=0, call_rule=False), clock, seed=0)

@@ -128,7 +128,7 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert not solves_here(parse_matchstate(turn, GAME).state)
     assert solves_here(parse_matchstate(turn, GAME).state, SOLVE_FROM["turn"])
     assert not solves_here(parse_matchstate("MATCHSTATE:0:0:r300c/:AsKd|/2c7hKs", GAME).state, SOLVE_FROM["turn"])
-    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     stage = SolvingStage(np.random.default_rng(0))
     agent = Agent(GAME, Pipeline(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
     clock.hands = 4
@@ -144,7 +144,7 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     """After an off-tree raise on the turn, the last solve's estimates would need the value of
     a call that ends the turn (a river node, on a board without its card): the new solve
     runs unsafe instead of failing (it used to raise and fall back to the blueprint)."""
-    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, rounds_early=SOLVE_FROM["turn"])
     agent = Agent(GAME, pipeline, clock, seed=0)
     clock.hands = 20
@@ -180,7 +180,7 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
 
 def test_solved_rows_are_thresholded_like_blueprint_rows():
     """With an action floor, no solved action below it is played (or logged)."""
-    clock = TimeManager(TimeLimits(per_hand=7.0, max_solve=2.0))
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, action_floor=0.2)
     agent = Agent(GAME, pipeline, clock, seed=0)
     clock.hands = 20

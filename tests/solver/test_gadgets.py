@@ -179,8 +179,8 @@ def test_maxmargin_unsafe_reach_is_maxmargins_plus_the_scaled_range() -> None:
     blueprint = np.array([1.0, 1.0, 0.0, 0.5])
     regrets = np.array([[3.0, 0.0], [5.0, 0.0], [-1.0, 0.0], [1.0, 0.0]])
     plain, mixed = np.empty(4), np.empty(4)
-    gadget_reach(GADGETS["maxmargin"][0], regrets, weight, blueprint, plain)
-    gadget_reach(GADGETS["maxmargin-unsafe"][0], regrets, weight, blueprint, mixed)
+    gadget_reach(GADGETS["maxmargin"][0], regrets, weight, blueprint, plain, UNSAFE_WEIGHT)
+    gadget_reach(GADGETS["maxmargin-unsafe"][0], regrets, weight, blueprint, mixed, UNSAFE_WEIGHT)
     # Maxmargin: regret matching over held hands (3 : 0 : 1), divided by the weight.
     assert np.allclose(plain, [0.75 / 0.5, 0.0, 0.0, 0.25 / 0.25])
     # Plus the blueprint range scaled to total weight UNSAFE_WEIGHT (mass 0.5 + 0.125).
