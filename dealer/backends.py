@@ -30,8 +30,8 @@ from typing import Any
 from dealer.lifetime import FolderLock
 from dealer.run import RunFailed, Seat, _count_hands, _tail, is_finished, play_match, rewind_match
 from dealer.tournament import MatchTask
-from precompute.progress import Progress
 from protocol.gamedef import bundled_game_names
+from protocol.progress import Progress
 
 TASK_FILE = "task.json"
 OUTCOME_FILE = "outcome.json"

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from dealer.bots import POLICIES, game_problem
 from dealer.lifetime import FolderLock, describe_exit, start_member, stop_group
-from precompute.progress import Progress
 from protocol.errors import GameDefError
 from protocol.gamedef import GameDef, bundled_game_names, load_game
+from protocol.progress import Progress
 
 # The dealer (numpy) and the decision-log reader load when a run starts, not for `dealer run --help`.
 

@@ -58,7 +58,7 @@ from protocol.wire import LoggedHand
 from solver.artifacts import ArtifactError
 
 if TYPE_CHECKING:
-    from precompute.progress import Progress
+    from protocol.progress import Progress
 
 ESTIMATORS = ("raw", "duplicate", "aivat", "aivat+duplicate")
 
@@ -344,7 +344,7 @@ class _DelayedProgress:
         if self.bar is not None:
             self.bar.advance()
         elif self.enabled and time.monotonic() - self.start > self.DELAY:
-            from precompute.progress import Progress
+            from protocol.progress import Progress
 
             self.bar = Progress("dealer report", max(self.total, self.done), done=self.done, unit=self.unit)
             self.bar.__enter__()
