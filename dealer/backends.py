@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from dealer.lifetime import FolderLock
+from dealer.matchtask import MatchTask
 from dealer.run import RunFailed, Seat, _count_hands, _tail, is_finished, play_match, rewind_match
-from dealer.tournament import MatchTask
 from protocol.gamedef import bundled_game_names
 from protocol.progress import Progress
 
