@@ -15,11 +15,11 @@ from functools import cache, lru_cache
 import numpy as np
 import pytest
 
-from dealer.bots import Distribution
 from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex, evaluate_match
 from dealer.evaluation.rangeaivat import CheckDown, SeatValues
 from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError, CheckDownValue
+from dealer.policy import Distribution
 from protocol.cards import card_rank, deck
 from protocol.decisions import ROW_TOTAL, LoggedRange
 from protocol.gamedef import load_game
