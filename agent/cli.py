@@ -197,7 +197,7 @@ def lbr(args: argparse.Namespace) -> int:
     from agent.pipeline import PipelineError, build_strategist
     from agent.policy import Agent
     from agent.timing import TimeLimits, TimeManager
-    from precompute.progress import Progress
+    from protocol.progress import Progress
 
     hands, samples = (min(args.hands, 6), 50) if args.quick else (args.hands, args.equity_samples)
     for option, value in (("--hands", hands), ("--equity-samples", samples)):

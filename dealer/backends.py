@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from dealer.lifetime import FolderLock
-from dealer.run import RunFailed, Seat, _count_hands, _tail, is_finished, play_match, rewind_match
-from dealer.tournament import MatchTask
-from precompute.progress import Progress
+from dealer.matchtask import MatchTask
+from dealer.run import RunFailed, Seat, count_logged_hands, is_finished, play_match, rewind_match, tail_lines
 from protocol.gamedef import bundled_game_names
+from protocol.progress import Progress
 
 TASK_FILE = "task.json"
 OUTCOME_FILE = "outcome.json"
@@ -61,11 +61,11 @@ def run_match(folder: Path) -> dict[str, Any]:
     try:
         lock = FolderLock(folder / "run.lock")
     except BlockingIOError:
-        return {**outcome, "status": "failed", "hands": _count_hands(log, {}),
+        return {**outcome, "status": "failed", "hands": count_logged_hands(log, {}),
                 "message": f"another runner is playing this match in {folder}"}  # fmt: skip
     if survivors := lock.survivors():
         pids = " ".join(map(str, survivors))
-        return {**outcome, "status": "failed", "hands": _count_hands(log, {}),
+        return {**outcome, "status": "failed", "hands": count_logged_hands(log, {}),
                 "message": f"processes {pids} of a stopped attempt still write in {folder}; stop them (kill {pids})"}  # fmt: skip
     for attempt in range(2):
         if is_finished(log):
@@ -83,11 +83,11 @@ def run_match(folder: Path) -> dict[str, Any]:
             outcome.update(status="failed", message=str(exc))
             # Every hand was played but the dealer was stopped before its SCORE line (a slow
             # exit on a loaded machine): resuming replays the log and writes just that line.
-            if _count_hands(log, {}) < task.hands:
+            if count_logged_hands(log, {}) < task.hands:
                 break
     if is_finished(log):  # the dealer wrote its SCORE line, however its exit was seen
         outcome.update(status="ok", message="")
-    outcome["hands"] = _count_hands(log, {})
+    outcome["hands"] = count_logged_hands(log, {})
     outcome["seconds"] = round(time.monotonic() - started, 3)
     return outcome
 
@@ -128,7 +128,8 @@ def read_outcome(task: MatchTask, folder: Path, runner_err: str = "") -> dict[st
         return json.loads((folder / OUTCOME_FILE).read_text())
     except (OSError, json.JSONDecodeError):
         return {
-            "match": task.match, "lineup": task.lineup, "status": "failed", "hands": _count_hands(log_path(task, folder), {}),
+            "match": task.match, "lineup": task.lineup, "status": "failed",
+            "hands": count_logged_hands(log_path(task, folder), {}),
             "message": f"the match runner ended without an outcome{': ' + runner_err if runner_err else ''}",
         }  # fmt: skip
 
@@ -170,11 +171,11 @@ class LocalPool:
         outcomes = []
         for match in done:
             task, _, folder, _ = self.running.pop(match)
-            outcomes.append(read_outcome(task, folder, _tail(folder / "runner.err", 3)))
+            outcomes.append(read_outcome(task, folder, tail_lines(folder / "runner.err", 3)))
         return outcomes
 
     def hands_in_flight(self) -> int:
-        return sum(_count_hands(log_path(task, folder), counter) for task, _, folder, counter in self.running.values())
+        return sum(count_logged_hands(log_path(task, folder), counter) for task, _, folder, counter in self.running.values())
 
     def stop(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -257,7 +258,7 @@ class RayBackend:
             for name, data in files.items():
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_bytes(data)
-            outcome = read_outcome(task, folder, _tail(folder / "runner.err", 3))
+            outcome = read_outcome(task, folder, tail_lines(folder / "runner.err", 3))
             # The runner's outcome names the worker's temporary folder: name the head's copy instead.
             if outcome.get("folder"):
                 outcome["message"] = outcome.get("message", "").replace(outcome["folder"], str(folder))

@@ -1,6 +1,6 @@
 """Baseline bots: known, seeded strategies that play over the real protocol.
 
-Each bot is a :class:`Policy`: a function from the state it must act in to the exact
+Each bot is a :data:`dealer.policy.Policy`: a function from the state it must act in to the exact
 distribution it samples from.  Because the distribution is explicit, every bot can
 write a decision log (what AIVAT needs) and simulations can use the same policies
 in-process.
@@ -23,46 +23,9 @@ Kinds (``dealer bot KIND ...``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
+from dealer.policy import Distribution, Policy
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
-
-if TYPE_CHECKING:  # numpy and the decision-log module load on first use: `dealer --help` must stay fast
-    import numpy as np
-
-
-@dataclass(frozen=True, slots=True)
-class Distribution:
-    """A distribution over actions: discrete ``probs`` plus an optional uniform raise range.
-
-    ``uniform_raise = (mass, low, high)`` means each raise-to amount in
-    ``low..high`` has probability ``mass / (high - low + 1)``.
-    """
-
-    probs: tuple[tuple[Action, float], ...]
-    uniform_raise: tuple[float, int, int] | None = None
-
-    def sample(self, rng: np.random.Generator) -> Action:
-        u = rng.random()
-        for action, p in self.probs:
-            if u < p:
-                return action
-            u -= p
-        if self.uniform_raise is not None:
-            _, low, high = self.uniform_raise
-            return raise_to(int(rng.integers(low, high + 1)))
-        # Rounding left u just above the total: the last listed action.
-        return self.probs[-1][0]
-
-    def wire_probs(self) -> list[tuple[str, float]]:
-        """``probs`` with actions in wire form, for decision logs."""
-        return [(str(a), p) for a, p in self.probs]
-
-
-Policy = Callable[[State], Distribution]
 
 
 def _raise_action(state: State, amount: int) -> Action:

@@ -56,8 +56,8 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from dealer.bots import Distribution
 from dealer.evaluation.margins import is_holdem, preflop_table
+from dealer.policy import Distribution
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, NUM_HOLE_PAIRS, EvalTables, eval_tables, range_ranks
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State, initial_state, raise_to

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from dealer.bots import POLICIES, game_problem
 from dealer.lifetime import FolderLock, describe_exit, start_member, stop_group
-from precompute.progress import Progress
 from protocol.errors import GameDefError
 from protocol.gamedef import GameDef, bundled_game_names, load_game
+from protocol.progress import Progress
 
 # The dealer (numpy) and the decision-log reader load when a run starts, not for `dealer run --help`.
 
@@ -186,7 +186,7 @@ def _filled(word: str, fields: dict[str, str]) -> str:
     return word
 
 
-def _count_hands(log: Path, state: dict[str, int]) -> int:
+def count_logged_hands(log: Path, state: dict[str, int]) -> int:
     """Finished hands in a growing log, reading only what was appended."""
     try:
         with open(log, "rb") as f:
@@ -210,13 +210,13 @@ def _seat_exits(procs: list[tuple[Seat, subprocess.Popen, Path]], dealer_running
             continue
         if code != 0 or dealer_running:  # a seat that left cleanly while the dealer still played quit early too
             text += f"\nseat {index + 1} ({seat.name}) {describe_exit(code)}"
-            output = _tail(seat_out, MAX_SEAT_OUTPUT_LINES)
+            output = tail_lines(seat_out, MAX_SEAT_OUTPUT_LINES)
             if output:
                 text += f"; its last output:\n{output}"
     return text
 
 
-def _tail(path: Path, lines: int, start: int = 0) -> str:
+def tail_lines(path: Path, lines: int, start: int = 0) -> str:
     """The last ``lines`` lines of ``path`` after byte ``start`` ('' if none)."""
     try:
         with open(path, "rb") as f:
@@ -274,7 +274,7 @@ def play_match(
         ports_line = dealer.stdout.readline().split()
         if len(ports_line) != len(order):
             dealer.wait(10)
-            raise RunFailed(f"the dealer did not start: {_tail(dealer_err, 3, start=err_start) or 'no output'}")
+            raise RunFailed(f"the dealer did not start: {tail_lines(dealer_err, 3, start=err_start) or 'no output'}")
         for index, (seat, port) in enumerate(zip(order, ports_line)):
             seat_out = out / f"{match}.{seat.name}.out"
             cmd = _seat_command(seat, index, game_arg, int(port), match, seed, out, (t_response, t_per_hand))
@@ -285,7 +285,7 @@ def play_match(
                     raise RunFailed(f"seat {index + 1} ({seat.name}) could not start: {exc.strerror}: {cmd[0]}") from None
             procs.append((seat, proc, seat_out))
         counter: dict[str, int] = {}
-        bar = Progress(match, hands, done=_count_hands(log, counter) if resume else 0, enabled=progress, unit="hands")
+        bar = Progress(match, hands, done=count_logged_hands(log, counter) if resume else 0, enabled=progress, unit="hands")
         # Our agent spends its first hand loading: say so rather than show a bar stuck at 0.
         waiting = "(waiting for the agent)" if any(seat.is_agent for seat in order) and bar.done == 0 else ""
         if waiting and progress:
@@ -300,23 +300,23 @@ def play_match(
                 try:
                     dealer.wait(2 if crashed else 60)
                 except subprocess.TimeoutExpired:
-                    done = _count_hands(log, counter)
+                    done = count_logged_hands(log, counter)
                     raise RunFailed(
                         f"{_stopped(done, log)} because a seat left it:" + _seat_exits(procs, dealer_running=True)
                     ) from None
-            done = _count_hands(log, counter)
+            done = count_logged_hands(log, counter)
             if waiting and done > bar.done:
                 bar.status = waiting = ""
             bar.update(done)
             time.sleep(0.05)
-        bar.update(_count_hands(log, counter))
+        bar.update(count_logged_hands(log, counter))
         bar.close()
         score = dealer.stdout.read()
         if dealer.returncode != 0:
-            done = _count_hands(log, counter)
+            done = count_logged_hands(log, counter)
             from dealer.server import RESUME_HINT  # the dealer's own way to resume is not this command's
 
-            reason = _tail(dealer_err, 4, start=err_start).replace(RESUME_HINT, "")
+            reason = tail_lines(dealer_err, 4, start=err_start).replace(RESUME_HINT, "")
             reason = reason or f"the dealer {describe_exit(dealer.returncode)}"
             raise RunFailed(f"{_stopped(done, log)}:\n{reason}" + _seat_exits(procs, dealer_running=False))
         if "SCORE:" not in score:
@@ -558,7 +558,7 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def _kept_hands(out: Path, matches: list[str]) -> int:
-    return sum(_count_hands(out / f"{match}.log", {}) for match in matches)
+    return sum(count_logged_hands(out / f"{match}.log", {}) for match in matches)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer.bots import POLICIES
+from dealer.matchtask import MatchTask
 from dealer.run import RunFailed, command_problem, match_plan, seat_names
 from protocol.errors import GameDefError
 from protocol.gamedef import bundled_game_names, load_game
@@ -73,32 +74,6 @@ class Bot:
 
     name: str
     seat: str
-
-
-@dataclass(frozen=True)
-class MatchTask:
-    """One match of the tournament: everything a worker needs to play it."""
-
-    lineup: str
-    match: str
-    order: tuple[tuple[str, str], ...]  # (name, seat) in seat order
-    game: str  # a bundled game's name, or the .game file's name inside the match folder
-    hands: int
-    seed: int
-    group: int  # index of the seed (match set) within the lineup
-    t_response: int
-    t_per_hand: int
-    start_timeout: int
-
-    def folder(self, out: Path) -> Path:
-        return out / self.lineup / self.match
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @staticmethod
-    def from_json(data: dict[str, Any]) -> MatchTask:
-        return MatchTask(**{**data, "order": tuple(tuple(x) for x in data["order"])})
 
 
 # --- the lineup ---------------------------------------------------------------------

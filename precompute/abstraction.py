@@ -32,10 +32,10 @@ from numba import njit
 from precompute.equity import cluster_equities, runout_histograms
 from precompute.isomorphism import WORK_SIZE, HandIndexer, IndexerTables, index_hand
 from precompute.kmeans import kmeans, nearest_centers
-from precompute.progress import Progress
 from protocol.cards import next_combination
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, EvalTables, eval_tables
 from protocol.gamedef import GameDef
+from protocol.progress import Progress
 from solver.artifacts import ArtifactError, load_artifact, save_artifact
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")

@@ -44,10 +44,10 @@ import structlog
 from precompute.abstraction import PRESETS, build_abstraction
 from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
 from precompute.cardbuckets import BlueprintCards
-from precompute.progress import Progress
 from precompute.treecache import cached_tree
 from protocol.cards import deck
 from protocol.gamedef import GameDef
+from protocol.progress import Progress
 from solver.abstraction import parse_abstraction
 from solver.artifacts import load_artifact, read_header, save_artifact
 from solver.mccfr import CHECKPOINT_KIND, MCCFRConfig, pluribus_schedule

@@ -61,7 +61,7 @@ class UsageError(Exception):
     """A command-line request that cannot be carried out (one sentence)."""
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="solver",
@@ -287,7 +287,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``solver`` console script; returns the exit code."""
-    args = _parser().parse_args(argv)  # --help and usage errors end here, before any solver loads
+    args = build_parser().parse_args(argv)  # --help and usage errors end here, before any solver loads
     from solver.artifacts import ArtifactError
 
     try:

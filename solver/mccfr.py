@@ -125,7 +125,10 @@ def table_abstraction(name: str, tables: Sequence[np.ndarray]) -> CardAbstractio
     return CardAbstraction(name, tuple(int(t.max()) + 1 for t in tables), buckets)
 
 
-class _Tree(NamedTuple):
+class TraversalTree(NamedTuple):
+    """The betting tree's arrays as the traversal kernels read them (shared with
+    :mod:`solver.mccfr_parallel`)."""
+
     kind: np.ndarray
     player: np.ndarray
     round: np.ndarray
@@ -140,8 +143,8 @@ class _Tree(NamedTuple):
     showdown_value: np.ndarray  # two players: (nodes, 3, 2) chips when player 0 wins, ties, loses
 
 
-class _Knobs(NamedTuple):
-    """Scalars of one run, in chips and iterations."""
+class TraversalKnobs(NamedTuple):
+    """Scalars of one run, in chips and iterations, as the traversal kernels read them."""
 
     threshold: float
     floor: float
@@ -155,7 +158,7 @@ class _Knobs(NamedTuple):
 
 
 @njit(cache=True)
-def _showdown(node: np.int64, trav: int, ranks: np.ndarray, tree: _Tree) -> float:
+def _showdown(node: np.int64, trav: int, ranks: np.ndarray, tree: TraversalTree) -> float:
     if ranks.shape[0] == 2:  # the common case, without allocating
         outcome = 0 if ranks[0] > ranks[1] else (1 if ranks[0] == ranks[1] else 2)
         return tree.showdown_value[node, outcome, trav]
@@ -183,10 +186,10 @@ def _next_action(frame: np.ndarray, after: int, n_a: int, m: int) -> int:
 
 
 @njit(cache=True)
-def _traverse(
-    trav: int, buckets: np.ndarray, ranks: np.ndarray, prune: bool, tree: _Tree, regret: np.ndarray,
+def traverse(
+    trav: int, buckets: np.ndarray, ranks: np.ndarray, prune: bool, tree: TraversalTree, regret: np.ndarray,
     others: np.ndarray, avg: np.ndarray, rng: np.ndarray, frames: np.ndarray, at: np.ndarray, sums: np.ndarray,
-    knobs: _Knobs,
+    knobs: TraversalKnobs,
 ) -> float:
     """One external-sampling traversal for ``trav``; returns its sampled value.
 
@@ -271,8 +274,8 @@ def _traverse(
 
 @njit(cache=True)
 def _run_batch(
-    tree: _Tree, buckets: np.ndarray, ranks: np.ndarray, regret: np.ndarray, avg: np.ndarray,
-    rng: np.ndarray, first: int, knobs: _Knobs,
+    tree: TraversalTree, buckets: np.ndarray, ranks: np.ndarray, regret: np.ndarray, avg: np.ndarray,
+    rng: np.ndarray, first: int, knobs: TraversalKnobs,
 ) -> None:
     """Iterations ``first ..`` one per row of ``buckets`` (iters, players, players, rounds)
     and ``ranks`` (iters, players, players): traversal ``q`` of an iteration uses deal
@@ -286,7 +289,7 @@ def _run_batch(
         t = first + i
         for trav in range(n_players):
             prune = t > knobs.prune_after and knobs.prune_probability > 0 and random_unit(rng) < knobs.prune_probability
-            _traverse(trav, buckets[i, trav], ranks[i, trav], prune, tree, regret, regret, avg, rng, frames, at, sums, knobs)
+            traverse(trav, buckets[i, trav], ranks[i, trav], prune, tree, regret, regret, avg, rng, frames, at, sums, knobs)
         if knobs.discount_every > 0 and t <= knobs.discount_until and t % knobs.discount_every == 0:
             k = t // knobs.discount_every
             regret *= np.float32(k / (k + 1.0))
@@ -334,7 +337,7 @@ class MCCFRSolver:
         self.rng = np.array([seed, seed ^ 0x5DEECE66D], np.uint64)
         self.iterations = 0
         children = tree.children
-        self._tree = _Tree(
+        self._tree = TraversalTree(
             tree.kind, tree.player, tree.round, tree.child_start, tree.child_count, children,
             (tree.kind[children] == FOLD_END) | (tree.kind[children] == SHOWDOWN),
             self.layout.offset, tree.fold_value, tree.spent, tree.folded, showdown_table(tree),
@@ -344,7 +347,7 @@ class MCCFRSolver:
         self._board_sizes = board
         self._extensions = np.array([comb(len(self.deck) - int(o), int(n)) for o, n in zip(on_board, board)], np.int64)
         bb = g.big_blind
-        self._knobs = _Knobs(
+        self._knobs = TraversalKnobs(
             float(config.prune_threshold_bb * bb), float(config.regret_floor_bb * bb), int(config.prune_after),
             float(config.prune_probability), int(config.discount_every), int(config.discount_until),
             int(config.average_rounds), g.num_rounds - 1, int(tree.child_count.max()),

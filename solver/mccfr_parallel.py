@@ -30,14 +30,14 @@ import numpy as np
 from numba import njit
 
 from solver.deals import random_unit, sample_deals
-from solver.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, _Knobs, _traverse, _Tree
+from solver.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, TraversalKnobs, TraversalTree, traverse
 from solver.tree import BettingTree
 
 
 @njit(cache=True, nogil=True)
 def _run_traverser(
-    trav: int, tree: _Tree, buckets: np.ndarray, ranks: np.ndarray, regret: np.ndarray, snapshot: np.ndarray,
-    avg: np.ndarray, rng: np.ndarray, first: int, knobs: _Knobs,
+    trav: int, tree: TraversalTree, buckets: np.ndarray, ranks: np.ndarray, regret: np.ndarray, snapshot: np.ndarray,
+    avg: np.ndarray, rng: np.ndarray, first: int, knobs: TraversalKnobs,
 ) -> None:
     """Traversals for ``trav`` at iterations ``first ..``, one per row of ``buckets``
     (iters, players, rounds) and ``ranks`` (iters, players).  Mutates ``trav``'s part of
@@ -49,7 +49,7 @@ def _run_traverser(
     for i in range(buckets.shape[0]):
         t = first + i
         prune = t > knobs.prune_after and knobs.prune_probability > 0 and random_unit(rng) < knobs.prune_probability
-        _traverse(trav, buckets[i], ranks[i], prune, tree, regret, snapshot, avg, rng, frames, at, sums, knobs)
+        traverse(trav, buckets[i], ranks[i], prune, tree, regret, snapshot, avg, rng, frames, at, sums, knobs)
 
 
 class ParallelMCCFRSolver(MCCFRSolver):

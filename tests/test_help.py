@@ -14,7 +14,7 @@ import pytest
 from agent.cli import build_parser as agent_parser
 from dealer.cli import build_parser as dealer_parser
 from precompute.cli import build_parser as precompute_parser
-from solver.cli import _parser as solver_parser
+from solver.cli import build_parser as solver_parser
 
 PARSERS = {"dealer": dealer_parser, "solver": solver_parser, "precompute": precompute_parser, "agent": agent_parser}
 MARKUP = ("``", ":mod:", ":func:", ":data:", ":class:", ":meth:")

@@ -47,11 +47,12 @@ from itertools import combinations
 
 import numpy as np
 
-from dealer.bots import CARD_INDEPENDENT, POLICIES, Policy, policy_name
+from dealer.bots import CARD_INDEPENDENT, POLICIES, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.matchlog import MatchLog
 from dealer.evaluation.rangeaivat import CheckDown, RangeAivat, has_ranges
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, next_board_round
+from dealer.policy import Policy
 from protocol.cards import deck
 from protocol.decisions import Decision
 from protocol.errors import ProtocolError
@@ -194,7 +195,7 @@ class LoggedSigma:
 
 
 def policy_sigma(policy: Policy) -> Sigma:
-    """σ from a known strategy (a :data:`dealer.bots.Policy`), at any cards."""
+    """σ from a known strategy (a :data:`dealer.policy.Policy`), at any cards."""
 
     def sigma(state: State, taken: Action) -> Played:
         dist = policy(state)

@@ -18,7 +18,6 @@ candidate wins more.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -28,18 +27,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dealer.evaluation.arguments import add_compare_arguments as add_compare_arguments
+from dealer.evaluation.estimates import Evaluated, default_decisions, evaluate_logs
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
-from dealer.evaluation.report import (
-    ESTIMATORS,
-    Evaluated,
-    _finite,
-    _fmt,
-    _p,
-    default_decisions,
-    evaluate_logs,
-)
+from dealer.evaluation.render import fmt_number, fmt_p, print_table, write_json
 from dealer.evaluation.stats import check_same_deals, duplicate_groups, std_reduction, summarize
+from dealer.evaluation.summary import ESTIMATORS
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
 
@@ -149,8 +141,10 @@ def compare_matches(
     options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint, jobs=jobs)
     options["prog"] = "dealer compare"
     first = evaluate_logs(first_logs, default_decisions(first_logs, decisions), value=value, **options)
-    reuse = first.seat_values or value  # the ṽ the first set loaded, unless worker processes held it
-    base = evaluate_logs(baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=reuse, **options)
+    # The ṽ the first set loaded (None when worker processes held it) values the baseline set too.
+    base = evaluate_logs(
+        baseline_logs, default_decisions(baseline_logs, baseline_decisions), value=value, loaded=first.seat_values, **options
+    )
     games = {m.game for m in first.logs + base.logs}
     if len(games) != 1:
         raise CompareError("the logs play more than one game; compare one game at a time")
@@ -188,11 +182,7 @@ def compare_matches(
     }
     _print(result, out)
     if json_path is not None:
-        try:
-            json_path.parent.mkdir(parents=True, exist_ok=True)
-            json_path.write_text(json.dumps(_finite(result), indent=2) + "\n")
-        except OSError as exc:
-            raise EvaluationError(f"cannot write the JSON summary to {json_path} ({exc.strerror or exc})") from None
+        write_json(json_path, result)
     return result
 
 
@@ -207,23 +197,18 @@ def _print(result: dict[str, Any], out: TextIO) -> None:
     )
     header = ["estimator", "hands", f"{a_label} mbb/hand", f"{b_label} mbb/hand", "difference", "95% CI (mbb/hand)",
               "s.e.", "p(better)", "pairing cut"]  # fmt: skip
-    rows = []
+    rows = [header]
     for name, r in result["results"].items():
         d = r["difference"]
         rows.append(
             [
-                name, f"{d['hands']:,}", _fmt(r["candidate"]["mbb_per_hand"]), _fmt(r["baseline"]["mbb_per_hand"]),
-                _fmt(d["mbb_per_hand"]), f"[{_fmt(d['mbb_ci_low'])}, {_fmt(d['mbb_ci_high'])}]", _fmt(d["mbb_stderr"]),
-                _p(d["p_value"]),
+                name, f"{d['hands']:,}", fmt_number(r["candidate"]["mbb_per_hand"]), fmt_number(r["baseline"]["mbb_per_hand"]),
+                fmt_number(d["mbb_per_hand"]), f"[{fmt_number(d['mbb_ci_low'])}, {fmt_number(d['mbb_ci_high'])}]",
+                fmt_number(d["mbb_stderr"]), fmt_p(d["p_value"]),
                 f"{100 * r['pairing_std_reduction']:.1f}%" if math.isfinite(r["pairing_std_reduction"]) else "-",
             ]
         )  # fmt: skip
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print(
-            "  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))),
-            file=out,
-        )
+    print_table(rows, out)
     alike, hands = result["hands_alike"], result["hands"]
     print(f"  hands with equal chips in both sets: {alike:,} of {hands:,} ({100 * alike / max(hands, 1):.1f}%)", file=out)
     print(f"  AIVAT value function: {result['value_function']}; decision logs read: {len(result['decision_logs'])}", file=out)

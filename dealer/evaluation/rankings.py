@@ -36,7 +36,9 @@ from typing import Any, TextIO
 import numpy as np
 from scipy import stats
 
-from dealer.evaluation.report import _finite, _fmt, _p, report_match
+from dealer.evaluation.render import fmt_number, fmt_p, print_table, write_json
+from dealer.evaluation.report import report_match
+from dealer.evaluation.summary import MatchReport, SeatReport
 
 ALPHA = 0.05
 Z95 = float(stats.norm.ppf(0.975))
@@ -192,38 +194,44 @@ def crosstable(results: Sequence[LineupResult], bots: Sequence[str]) -> dict[str
 # --- evaluating a tournament's folder ------------------------------------------------------------
 
 
-def _evaluate_lineup(logs: list[str], decisions: str, json_path: str) -> dict[str, Any]:
-    """Run the report on one lineup's logs (in a worker process); returns the report dict."""
+def _evaluate_lineup(logs: list[str], decisions: str, json_path: str) -> MatchReport:
+    """Run the report on one lineup's logs (in a worker process); returns the report."""
     text = io.StringIO()
     report = report_match([Path(p) for p in logs], Path(decisions), out=text, json_path=Path(json_path))
     Path(json_path).with_suffix(".txt").write_text(text.getvalue())
     return report
 
 
-def _cached(json_path: Path, logs: list[str]) -> dict[str, Any] | None:
+def _cached(json_path: Path, logs: list[str]) -> MatchReport | None:
+    """The report an earlier run wrote for exactly these logs, or None."""
     try:
         report = json.loads(json_path.read_text())
     except (OSError, json.JSONDecodeError):
         return None
-    return report if sorted(m["path"] for m in report.get("logs", [])) == sorted(logs) else None
+    if not isinstance(report, dict) or sorted(m["path"] for m in report.get("logs", [])) != sorted(logs):
+        return None
+    try:
+        return MatchReport.from_json(report)
+    except (KeyError, TypeError):  # written by an older version: evaluate again
+        return None
 
 
-def lineup_result(report: dict[str, Any], estimator: str) -> LineupResult:
+def lineup_result(report: MatchReport, estimator: str) -> LineupResult:
     """The figures ranked from one lineup's report: AIVAT (paired when duplicate) or raw chips."""
-    (lineup,) = report["lineups"]
-    paired = lineup["duplicate_hands"] > 0
+    (lineup,) = report.lineups
+    paired = lineup.duplicate_hands > 0
     name = {"aivat": "aivat+duplicate" if paired else "aivat", "raw": "duplicate" if paired else "raw"}[estimator]
 
-    def value(r: dict[str, Any]) -> SeatValue:
-        num = lambda x: math.nan if x is None else float(x)
-        mean, se, p, hands = num(r["mbb_per_hand"]), num(r["mbb_stderr"]), num(r["p_value"]), int(r["hands"])
+    def value(r: SeatReport) -> SeatValue:
+        stats = r.estimates[name].stats
+        mean, se, p, hands = float(stats.mbb_per_hand), float(stats.mbb_stderr), float(stats.p_value), int(stats.hands)
         if hands >= 2 and not math.isfinite(se):
             # Every hand gave the same value (the report leaves spread and t test undefined):
             # the estimate is exact, as AIVAT is between two strategies it knows in full.
             se, p = 0.0, one_tailed(mean, 0.0)
         return SeatValue(mean, se, p, hands)
 
-    return LineupResult(tuple(lineup["seats"]), {s: value(r[name]) for s, r in lineup["results"].items()}, name)
+    return LineupResult(tuple(lineup.seats), {s: value(r) for s, r in lineup.results.items()}, name)
 
 
 def rank_tournament(
@@ -254,7 +262,7 @@ def rank_tournament(
                 jobs.setdefault(lineup, []).extend(str(t.folder(out) / f"{t.match}.log") for t in members)
         if lineup not in jobs:
             notes.append(f"{lineup}: no complete match set, so it is missing from every ranking")
-    reports: dict[str, dict[str, Any]] = {}
+    reports: dict[str, MatchReport] = {}
     todo = {}
     for lineup, logs in jobs.items():
         cached = _cached(out / lineup / "report.json", logs)
@@ -274,7 +282,7 @@ def rank_tournament(
                 except Exception as exc:  # an EvaluationError from the report, pickled back
                     notes.append(f"{lineup}: cannot be evaluated ({exc}), so it is missing from every ranking")
     results = [lineup_result(reports[lineup], estimator) for lineup in jobs if lineup in reports]
-    for note in (n for r in reports.values() for n in r.get("notes", [])):
+    for note in (n for r in reports.values() for n in r.notes):
         notes.append(note)
     members = {t.lineup: {name for name, _ in t.order} for t in tasks}
     for bot in bots:
@@ -291,11 +299,11 @@ def rank_tournament(
         "crosstable": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in table.items()},
         "total_bankroll": total_bankroll(results, bots),
         "instant_runoff": instant_runoff(results, bots, players),
-        "lineups": {lineup: reports[lineup]["lineups"][0] for lineup in jobs if lineup in reports},
+        "lineups": {lineup: reports[lineup].lineups[0].as_dict() for lineup in jobs if lineup in reports},
         "notes": notes,
     }
     print_rankings(ranking, table, stream)
-    (out / "rankings.json").write_text(json.dumps(_finite(ranking), indent=2) + "\n")
+    write_json(out / "rankings.json", ranking)
     plot = out / "crosstable.png"
     if draw_crosstable(table, plot, f"{Path(settings['game']).name}, {ranking['estimator']} mbb/hand (row vs column)"):
         print(f"crosstable heat map: {plot}", file=stream)
@@ -305,12 +313,6 @@ def rank_tournament(
 
 
 # --- output ----------------------------------------------------------------------------------------
-
-
-def _table(rows: list[list[str]], stream: TextIO) -> None:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))), file=stream)
 
 
 def print_rankings(ranking: dict[str, Any], table: dict[str, Any], stream: TextIO) -> None:
@@ -323,22 +325,24 @@ def print_rankings(ranking: dict[str, Any], table: dict[str, Any], stream: TextI
         cells = [a]
         for j in range(len(bots)):
             m = table["mbb_per_hand"][i, j]
+            star = "*" if table["significant"][i, j] else " "
             cells.append("" if i == j else "?" if not math.isfinite(m) else
-                         f"{_fmt(m)} ±{_fmt(table['ci95'][i, j])}{'*' if table['significant'][i, j] else ' '}")  # fmt: skip
+                         f"{fmt_number(m)} ±{fmt_number(table['ci95'][i, j])}{star}")  # fmt: skip
         rows.append(cells)
-    _table(rows, stream)
+    print_table(rows, stream)
     print("\nTotal Bankroll (mean mbb/hand over all lineups)", file=stream)
     rows = [["rank", "bot", "mbb/hand", "95% CI", "lineups", "p(> next)", "Holm", "sig."]]
     for r in ranking["total_bankroll"]:
-        rows.append([str(r["rank"]), r["bot"], _fmt(r["mbb_per_hand"]), f"±{_fmt(r['ci95'])}", str(r["lineups"]),
-                     _p(r["p_above_next"]), _p(r["p_above_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
-    _table(rows, stream)
+        rows.append([str(r["rank"]), r["bot"], fmt_number(r["mbb_per_hand"]), f"±{fmt_number(r['ci95'])}", str(r["lineups"]),
+                     fmt_p(r["p_above_next"]), fmt_p(r["p_above_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
+    print_table(rows, stream)
     print("\nBankroll Instant Run-off (lowest bankroll among those left is dropped each round)", file=stream)
     rows = [["rank", "bot", "out in round", "mbb/hand then", "p(< next)", "Holm", "sig."]]
     for r in ranking["instant_runoff"]:
-        rows.append([str(r["rank"] or "-"), r["bot"], "-" if r["round"] is None else str(r["round"]), _fmt(r["mbb_per_hand"]),
-                     _p(r["p_below_next"]), _p(r["p_below_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
-    _table(rows, stream)
+        out_round = "-" if r["round"] is None else str(r["round"])
+        rows.append([str(r["rank"] or "-"), r["bot"], out_round, fmt_number(r["mbb_per_hand"]),
+                     fmt_p(r["p_below_next"]), fmt_p(r["p_below_next_holm"]), "yes" if r["significant"] else ""])  # fmt: skip
+    print_table(rows, stream)
     print(f"  ({ranking['correction']})", file=stream)
     for note in ranking["notes"]:
         print(f"note: {note}", file=stream)

@@ -3,7 +3,7 @@
 A simulated match deals exactly what the dealer would for its seed
 (:class:`dealer.dealing.Dealer`, so mirrored matches give each position the same
 cards), rotates seats every hand as the reference does (position p of hand h is seat
-``(p + h) % N``), samples each action from the seat's :data:`dealer.bots.Policy`, and
+``(p + h) % N``), samples each action from the seat's :data:`dealer.policy.Policy`, and
 keeps every decision's distribution.  It can be written as the files a real match
 leaves: ``NAME.log`` (reference format), the game file it names, and
 ``decisions/NAME.SEAT.dlog``.
@@ -23,10 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dealer.bots import Policy, declared, policy_name
+from dealer.bots import declared, policy_name
 from dealer.dealing import Dealer
 from dealer.evaluation.aivat import DecisionIndex
 from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
+from dealer.policy import Policy
 from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, Decision, DecisionLogWriter, LoggedRange, private_hands
 from protocol.gamedef import GameDef, format_gamedef
 from protocol.rules import Action, State, initial_state, with_cards

@@ -135,7 +135,7 @@ def measure_range(seeds: int, hands: int) -> None:
         truth = known.exact_value(game, (known.ranged_policy, known.opponent_policy))
         found: dict[str, list[np.ndarray]] = {"raw": [], "full range": [], "held hand only": []}
         for seed in range(seeds):
-            sim = known._match(game, hands, seed)
+            sim = known.ranged_match(game, hands, seed)
             match, index = sim.match_log(), sim.decision_index()
             found["raw"].append(evaluate_match(match, index).raw[:, 0])
             found["full range"].append(evaluate_match(match, index).aivat[:, 0])

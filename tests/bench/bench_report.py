@@ -81,7 +81,7 @@ def child(log: Path, decisions: Path | None) -> None:
     from dealer.evaluation.report import report_match
 
     started, cpu = time.perf_counter(), time.process_time()
-    summary = report_match([log], decisions, out=io.StringIO())
+    summary = report_match([log], decisions, out=io.StringIO()).as_dict()
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "cpu": cpu, "hands": summary["logs"][0]["hands"], "peak_mib": peak}))
@@ -134,7 +134,7 @@ def agent_matches(folders: list[Path]) -> None:
         logs = sorted(folder.glob("*.log"))
         for label, full, guard in configs:
             started, cpu = time.perf_counter(), time.process_time()
-            report = report_match(logs, folder / "decisions", out=io.StringIO(), full_range=full, guard=guard)
+            report = report_match(logs, folder / "decisions", out=io.StringIO(), full_range=full, guard=guard).as_dict()
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             hands = sum(m["hands"] for m in report["logs"])
             lineup = report["lineups"][0]

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from dealer import equitybot
-from dealer.bots import CARD_INDEPENDENT, POLICIES, Distribution, declared
+from dealer.bots import CARD_INDEPENDENT, POLICIES, declared
 from dealer.evaluation.aivat import evaluate_match
 from dealer.evaluation.simulate import simulate_match
+from dealer.policy import Distribution
 from protocol.cards import parse_cards
 from protocol.decisions import CARD_DEPENDENT, read_decision_log
 from protocol.gamedef import load_game

@@ -23,7 +23,7 @@ from dealer.evaluation.values import AivatError
 from protocol.cards import parse_cards
 from protocol.gamedef import load_game
 from protocol.rules import CALL, initial_state, raise_to
-from tests.dealer.evaluation.test_rangeaivat import _holdem_ranged
+from tests.dealer.evaluation.test_rangeaivat import holdem_ranged_policy
 
 GAME = load_game("holdem.nolimit.2p")
 
@@ -90,7 +90,7 @@ def test_the_deal_mean_may_average_over_suit_classes():
 
 def test_a_hold_em_match_with_the_blueprint_value():
     """A simulated hold'em match with a seat logging its range: the blueprint's ṽ corrects it."""
-    seats = [("ranged", _holdem_ranged), ("raiser", POLICIES["raise"])]
+    seats = [("ranged", holdem_ranged_policy), ("raiser", POLICIES["raise"])]
     sim = simulate_match(GAME, seats, 6, 11, logging=["ranged"], ranged=["ranged"])
     match, index = sim.match_log(), sim.decision_index()
     source, _ = _source()

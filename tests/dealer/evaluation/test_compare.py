@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from dealer.evaluation.compare import CompareError, compare_matches
+from dealer.evaluation.estimates import default_decisions
 from dealer.evaluation.matchlog import EvaluationError, read_match_log
-from dealer.evaluation.report import _finite, default_decisions, report_match
+from dealer.evaluation.render import finite
+from dealer.evaluation.report import report_match
 
 
 def _run(out: Path, seats: str, names: str, seed: int = 4) -> list[Path]:
@@ -57,7 +59,7 @@ def test_the_difference_is_the_candidates_mean_minus_the_baselines(runs, tmp_pat
     assert raw["difference"]["mean"] == pytest.approx(chips[0] - chips[1])
     # ... and their AIVAT means are dealer report's.
     report = report_match(runs["random"], runs["random"][0].parent / "decisions", out=io.StringIO(), guard=False)
-    mine = report["lineups"][0]["results"]["random"]["aivat"]["mean"]
+    mine = report.lineups[0].results["random"].estimates["aivat"].stats.mean
     assert result["results"]["aivat"]["candidate"]["mean"] == pytest.approx(mine)
     # Hands where `random` folds its small blind at once end alike against the folder.
     assert 0 < result["hands_alike"] < 400
@@ -96,10 +98,10 @@ def test_logs_of_several_runs_read_the_decision_logs_beside_them(runs):
     # would see two seats log the same position of the same hand.
     logs = runs["random"] + runs["twin"]
     report = report_match(logs, default_decisions(logs, None), out=io.StringIO(), guard=False)
-    lineups = {tuple(sorted(lu["seats"])): lu for lu in report["lineups"]}
-    assert lineups[("call", "random")]["results"]["random"]["decisions_corrected"] > 0
-    assert lineups[("call", "twin")]["results"]["twin"]["decisions_corrected"] > 0
-    assert len(report["decision_logs"]) == 8
+    lineups = {tuple(sorted(lu.seats)): lu for lu in report.lineups}
+    assert lineups[("call", "random")].results["random"].decisions_corrected > 0
+    assert lineups[("call", "twin")].results["twin"].decisions_corrected > 0
+    assert len(report.decision_logs) == 8
     with pytest.raises(EvaluationError, match="logged decisions for position 0 of hand 0"):
         folder = logs[0].parent.parent
         report_match(logs, folder, out=io.StringIO())  # every decision log under one folder: ambiguous
@@ -109,10 +111,10 @@ def test_logs_evaluated_in_worker_processes_give_the_same_report(runs):
     logs = runs["random"] + runs["fold"]
     one = report_match(logs, default_decisions(logs, None), out=io.StringIO())
     two = report_match(logs, default_decisions(logs, None), out=io.StringIO(), jobs=2)
-    assert json.dumps(_finite(two)) == json.dumps(_finite(one))
+    assert json.dumps(finite(two.as_dict())) == json.dumps(finite(one.as_dict()))
     paired = compare_matches(runs["random"], runs["fold"], out=io.StringIO(), jobs=2)["results"]
     alone = compare_matches(runs["random"], runs["fold"], out=io.StringIO())["results"]
-    assert json.dumps(_finite(paired)) == json.dumps(_finite(alone))
+    assert json.dumps(finite(paired)) == json.dumps(finite(alone))
     bad = subprocess.run([sys.executable, "-m", "dealer.cli", "report", str(logs[0]), "--jobs", "0"],
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert bad.returncode == 2 and "--jobs: expected a whole number of at least 1, got '0'" in bad.stderr

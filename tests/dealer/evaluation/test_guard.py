@@ -79,9 +79,9 @@ def test_report_names_the_guarded_hands_and_no_guard_turns_it_off(tmp_path):
     on, off = io.StringIO(), io.StringIO()
     guarded_report = report_match([path], tmp_path / "decisions", out=on)
     plain = report_match([path], tmp_path / "decisions", out=off, guard=False)
-    seat = guarded_report["lineups"][0]["results"]["ranged"]
-    assert seat["aivat_raw_hands"] > 0.8 * HANDS and plain["lineups"][0]["results"]["ranged"]["aivat_raw_hands"] == 0
+    seat = guarded_report.lineups[0].results["ranged"]
+    assert seat.aivat_raw_hands > 0.8 * HANDS and plain.lineups[0].results["ranged"].aivat_raw_hands == 0
     (line,) = (x for x in on.getvalue().splitlines() if x.startswith("  AIVAT guard: raw chips kept for "))
-    assert f"ranged on {seat['aivat_raw_hands']:,} hands" in line
+    assert f"ranged on {seat.aivat_raw_hands:,} hands" in line
     assert "AIVAT guard" not in off.getvalue()
-    assert seat["std_reduction"]["aivat"] > plain["lineups"][0]["results"]["ranged"]["std_reduction"]["aivat"]
+    assert seat.std_reduction["aivat"] > plain.lineups[0].results["ranged"].std_reduction["aivat"]

@@ -15,11 +15,11 @@ from functools import cache, lru_cache
 import numpy as np
 import pytest
 
-from dealer.bots import Distribution
 from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex, evaluate_match
 from dealer.evaluation.rangeaivat import CheckDown, SeatValues
 from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError, CheckDownValue
+from dealer.policy import Distribution
 from protocol.cards import card_rank, deck
 from protocol.decisions import ROW_TOTAL, LoggedRange
 from protocol.gamedef import load_game
@@ -113,7 +113,8 @@ HANDS = {LEDUC: 300, NL_LEDUC: 250}
 
 
 @cache
-def _match(game, hands: int, seed: int, *, opponent_logs: bool = False):
+def ranged_match(game, hands: int, seed: int, *, opponent_logs: bool = False):
+    """A simulated match of ``ranged_policy`` (logging its range) against an opponent, cached per arguments."""
     seats = [("ranged", ranged_policy), ("bot", uniform_opponent if opponent_logs else opponent_policy)]
     logging = ["ranged", "bot"] if opponent_logs else ["ranged"]
     return simulate_match(game, seats, hands, seed, logging=logging, ranged=["ranged"])
@@ -127,7 +128,7 @@ def z_score(values: np.ndarray, truth: float) -> float:
 def test_range_estimator_is_the_exact_average_over_the_seats_private_hands():
     """The vectorised estimator equals enumerating the seat's private deals with its strategy known."""
     for game in (LEDUC, NL_LEDUC):
-        sim = _match(game, 150, 3, opponent_logs=True)
+        sim = ranged_match(game, 150, 3, opponent_logs=True)
         match, index = sim.match_log(), sim.decision_index()
         fast = evaluate_match(match, index)
         slow = evaluate_match(match, index, strategies={"ranged": ranged_policy})
@@ -143,7 +144,7 @@ def test_unbiased_against_the_exact_value_and_cuts_the_spread(game):
     truth = exact_value(game, (ranged_policy, opponent_policy))
     zs, raw_std, aivat_std = [], [], []
     for seed in range(SEEDS[game]):
-        sim = _match(game, HANDS[game], seed)
+        sim = ranged_match(game, HANDS[game], seed)
         result = evaluate_match(sim.match_log(), sim.decision_index())
         aivat = result.aivat[:, 0]
         zs.append(z_score(aivat, truth))
@@ -169,7 +170,7 @@ def test_the_check_catches_a_biased_correction():
     truth = exact_value(LEDUC, (ranged_policy, opponent_policy))
     zs = []
     for seed in range(SEEDS[LEDUC]):
-        sim = _match(LEDUC, HANDS[LEDUC], seed)
+        sim = ranged_match(LEDUC, HANDS[LEDUC], seed)
         result = evaluate_match(sim.match_log(), sim.decision_index(), _BiasedValue(LEDUC))
         assert result.strategies == {"ranged": LOGGED_RANGE}
         zs.append(z_score(result.aivat[:, 0], truth))
@@ -219,7 +220,7 @@ def test_a_value_function_through_the_seat_value_hooks_stays_unbiased_and_cuts_m
     truth = exact_value(LEDUC, POLICIES_PAIR)
     zs, checkdown_std, exact_std = [], [], []
     for seed in range(SEEDS[LEDUC]):
-        sim = _match(LEDUC, HANDS[LEDUC], seed)
+        sim = ranged_match(LEDUC, HANDS[LEDUC], seed)
         exact = evaluate_match(sim.match_log(), sim.decision_index(), seat_values=_Exact())
         checkdown = evaluate_match(sim.match_log(), sim.decision_index())
         assert exact.strategies == {"ranged": LOGGED_RANGE}
@@ -233,7 +234,7 @@ def test_a_value_function_through_the_seat_value_hooks_stays_unbiased_and_cuts_m
 
 
 def test_a_range_contradicting_the_logged_distribution_is_refused():
-    sim = _match(LEDUC, 20, 1)
+    sim = ranged_match(LEDUC, 20, 1)
     index = sim.decision_index()
     key, (seat, decisions) = next(iter(index.by_node.items()))
     d = decisions[0]
@@ -282,7 +283,7 @@ def test_holdem_margins_match_exact_counts():
     np.testing.assert_array_equal(margins._canonical(a, b), margins._canonical(swap[a], swap[b]))
 
 
-def _holdem_ranged(state: State) -> Distribution:
+def holdem_ranged_policy(state: State) -> Distribution:
     """A card-dependent hold'em strategy in units of 1/65,535: weights from the hole cards' ranks."""
     hole = state.hole_cards[state.current_player]
     actions = _legal(state)
@@ -299,11 +300,11 @@ def test_holdem_estimator_equals_the_general_one():
     each showdown counted afresh)."""
     from dealer.bots import POLICIES
     game = load_game("holdem.nolimit.2p")
-    seats = [("ranged", _holdem_ranged), ("caller", POLICIES["call"])]
+    seats = [("ranged", holdem_ranged_policy), ("caller", POLICIES["call"])]
     sim = simulate_match(game, seats, 2, 5, logging=["ranged"], ranged=["ranged"])
     match, index = sim.match_log(), sim.decision_index()
     fast = evaluate_match(match, index)
-    slow = evaluate_match(match, index, strategies={"ranged": _holdem_ranged}, max_private_deals=2000)
+    slow = evaluate_match(match, index, strategies={"ranged": holdem_ranged_policy}, max_private_deals=2000)
     assert fast.strategies == {"ranged": LOGGED_RANGE}
     assert any(len(h.state.board) == 5 for h in match.hands)
     np.testing.assert_allclose(fast.corrections, slow.corrections, atol=1e-6)
@@ -312,7 +313,7 @@ def test_holdem_estimator_equals_the_general_one():
 def test_a_hand_missing_a_decision_is_corrected_at_the_hand_held():
     """A seat that crashed or timed out logged fewer decisions than it made: that hand
     gets the corrections of the hand held (no imaginary observations), the rest its range."""
-    sim = _match(LEDUC, 20, 1)
+    sim = ranged_match(LEDUC, 20, 1)
     index = sim.decision_index()
     key = next(k for k, (_, ds) in index.by_node.items() if len(ds) > 1)
     seat, decisions = index.by_node[key]

@@ -14,15 +14,11 @@ import pytest
 
 from dealer.bots import POLICIES
 from dealer.evaluation.aivat import evaluate_match, load_decision_logs, stream_decision_logs
+from dealer.evaluation.arguments import add_report_arguments
+from dealer.evaluation.estimates import DelayedProgress
 from dealer.evaluation.matchlog import read_match_log
-from dealer.evaluation.report import (
-    PlotError,
-    _DelayedProgress,
-    add_report_arguments,
-    cumulative_with_band,
-    report_match,
-    run_report,
-)
+from dealer.evaluation.render import PlotError, cumulative_with_band, finite
+from dealer.evaluation.report import report_match, run_report
 from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.stats import summarize
 from protocol.gamedef import load_game
@@ -52,12 +48,13 @@ def test_report_table_and_json(mirrored, tmp_path):
     folder, sims, paths = mirrored
     out = io.StringIO()
     summary = report_match(paths, folder / "decisions", out=out, json_path=tmp_path / "r.json")
-    assert json.loads((tmp_path / "r.json").read_text()) == json.loads(json.dumps(summary))
-    (lineup,) = summary["lineups"]
-    assert lineup["seats"] == ["Alice", "Bob"] and lineup["duplicate_hands"] == 400
-    alice = lineup["results"]["Alice"]
+    assert json.loads((tmp_path / "r.json").read_text()) == finite(summary.as_dict())
+    (lineup,) = summary.lineups
+    assert lineup.seats == ["Alice", "Bob"] and lineup.duplicate_hands == 400
+    alice = lineup.results["Alice"]
+    estimate = {name: e.stats for name, e in alice.estimates.items()}
     raw = np.concatenate([s.match_log().seat_values("Alice") for s in sims])
-    assert alice["raw"] == pytest.approx({**summarize(raw, 1).as_dict(), "hands_needed_95": alice["raw"]["hands_needed_95"]})
+    assert estimate["raw"].as_dict() == pytest.approx(summarize(raw, 1).as_dict())
     # Alice declared her policy in match.1, so there AIVAT also averages over her cards.
     aivat = np.concatenate(
         [
@@ -67,21 +64,21 @@ def test_report_table_and_json(mirrored, tmp_path):
             for s in sims
         ]
     )
-    assert alice["aivat"]["mean"] == pytest.approx(aivat.mean()) and alice["aivat"]["hands"] == 800
+    assert estimate["aivat"].mean == pytest.approx(aivat.mean()) and estimate["aivat"].hands == 800
     # Alice logged in match.1 only; Bob in both.
-    assert alice["decisions_corrected"] == sum(1 for seat, d in sims[0].decisions if seat == "Alice")
-    assert lineup["results"]["Bob"]["decisions_corrected"] == sum(1 for s in sims for seat, _ in s.decisions if seat == "Bob")
+    assert alice.decisions_corrected == sum(1 for seat, d in sims[0].decisions if seat == "Alice")
+    assert lineup.results["Bob"].decisions_corrected == sum(1 for s in sims for seat, _ in s.decisions if seat == "Bob")
     text = out.getvalue()
     assert "Alice vs Bob" in text and "AIVAT cut the standard deviation by" in text
     assert "imaginary observations over the private cards of Alice (declares random)" in text
-    assert alice["strategy_used"] == "random" and lineup["results"]["Bob"]["strategy_used"] is None
+    assert alice.strategy_used == "random" and lineup.results["Bob"].strategy_used is None
     for estimator in ("raw", "duplicate", "aivat", "aivat+duplicate"):
         assert f"Alice  {estimator} " in text
     # Every hand is paired here, so pairing moves no mean, only the spread.
-    assert alice["aivat+duplicate"]["mean"] == pytest.approx(alice["aivat"]["mean"])
-    assert alice["duplicate"]["total"] == pytest.approx(alice["raw"]["total"] / 2)
-    assert alice["std_reduction"]["aivat"] == pytest.approx(1 - alice["aivat"]["std"] / alice["raw"]["std"])
-    assert alice["std_reduction"]["duplicate"] == pytest.approx(1 - alice["duplicate"]["std"] * np.sqrt(2) / alice["raw"]["std"])
+    assert estimate["aivat+duplicate"].mean == pytest.approx(estimate["aivat"].mean)
+    assert estimate["duplicate"].total == pytest.approx(estimate["raw"].total / 2)
+    assert alice.std_reduction["aivat"] == pytest.approx(1 - estimate["aivat"].std / estimate["raw"].std)
+    assert alice.std_reduction["duplicate"] == pytest.approx(1 - estimate["duplicate"].std * np.sqrt(2) / estimate["raw"].std)
 
 
 def test_cli_finds_decisions_next_to_the_logs(mirrored, capsys):
@@ -192,8 +189,8 @@ def test_decisions_may_name_one_file_and_a_missing_one_is_an_error(mirrored, tmp
     folder, _, paths = mirrored
     (bob_log,) = [p for p in (folder / "decisions").rglob("*.dlog") if "match.2" in p.name and "Bob" in p.name]
     summary = report_match(paths[1:], bob_log, out=io.StringIO())
-    assert summary["lineups"][0]["results"]["Bob"]["decisions_corrected"] > 0
-    assert summary["decision_logs"] == [str(bob_log)]
+    assert summary.lineups[0].results["Bob"].decisions_corrected > 0
+    assert summary.decision_logs == [str(bob_log)]
     assert _cli([paths[1], "--decisions", tmp_path / "nowhere"]) == 1
     assert "no such folder or decision log" in _one_sentence(capsys.readouterr().err)
 
@@ -224,13 +221,13 @@ def test_streamed_decision_logs_give_the_in_memory_values(mirrored):
 
 
 def test_progress_bar_only_for_slow_reports(monkeypatch, capsys):
-    quick = _DelayedProgress(10, enabled=True)
+    quick = DelayedProgress(10, enabled=True)
     for _ in range(10):
         quick.advance()
     quick.close()
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(_DelayedProgress, "DELAY", 0.0)
-    slow = _DelayedProgress(10, enabled=True)
+    monkeypatch.setattr(DelayedProgress, "DELAY", 0.0)
+    slow = DelayedProgress(10, enabled=True)
     for _ in range(10):
         slow.advance()
     slow.close()

@@ -1,9 +1,11 @@
 """The project's one progress bar, on stderr: a line redrawn on a terminal, sparse plain lines otherwise.
 
 Used by ``precompute abstraction``/``blueprint``, ``dealer run``, ``dealer tournament``
-and ``dealer report``.  Kept here (standard library only, ~10 ms to import) rather than
-taken from tqdm or rich: each of those costs 60-100 ms of CPU to import, and neither
-writes the sparse plain lines wanted in logs and pipes (see the README, "Progress bars").
+and ``dealer report``.  It lives in ``protocol``, the ground layer, so that every package
+may import it without an arrow pointing upwards.  Written here (standard library only,
+~10 ms to import) rather than taken from tqdm or rich: each of those costs 60-100 ms of
+CPU to import, and neither writes the sparse plain lines wanted in logs and pipes (see
+docs/development.md, "Progress bars").
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Why Table 1's safe rows stay far from 4x: the measurements behind the README's findings.
 
-    .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --parts pinned,ranges
-    .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --parts sweep --iterations 150,600,2000
-    .venv/bin/python tests/bench/table1_diagnostics.py --game small2 --buckets none,12 --parts floor,pinned \
+    .venv/bin/python docs/investigations/table1_diagnostics.py --game small2 --parts pinned,ranges
+    .venv/bin/python docs/investigations/table1_diagnostics.py --game small2 --parts sweep --iterations 150,600,2000
+    .venv/bin/python docs/investigations/table1_diagnostics.py --game small2 --buckets none,12 --parts floor,pinned \
         --methods unsafe,maxmargin,maxmargin-unsafe
 
 Parts, for one game of ``solver experiment subgames``:

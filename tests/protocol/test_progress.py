@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from precompute.progress import Progress
+from protocol.progress import Progress
 
 
 class _Terminal(io.StringIO):
@@ -44,7 +44,7 @@ def test_disabled_writes_nothing_and_counts_past_the_total_are_clamped():
 
 def test_a_rate_under_one_per_second_is_shown_not_rounded_to_zero(monkeypatch):
     now = [0.0]
-    monkeypatch.setattr("precompute.progress.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("protocol.progress.time.monotonic", lambda: now[0])
     bar = Progress("blueprint", 10, stream=io.StringIO(), unit="checkpoints")
     now[0] = 8.0
     bar.update(2)

@@ -1,9 +1,9 @@
 """Where full-range AIVAT's remaining spread comes from on an agent match, and how far value
 functions of the check-down kind could take it.
 
-    nice -n 10 .venv/bin/python tests/bench/aivat_variance.py FOLDER [FOLDER ...]
+    nice -n 10 .venv/bin/python docs/investigations/aivat_variance.py FOLDER [FOLDER ...]
 
-FOLDER as for ``bench_report.py --agent``: match logs and a ``decisions`` folder with the
+FOLDER as for ``tests/bench/bench_report.py --agent``: match logs and a ``decisions`` folder with the
 agent's decision logs (the seat named ``agent``).  Two diagnostics, per folder:
 
 1. **By step.**  Board corrections cancel the board's luck exactly and the deal correction

@@ -1,8 +1,8 @@
 """Where the turn + river subgame solve spends its time (issue 11, item 8).
 
-    nice -n 10 .venv/bin/python tests/bench/profile_subgame.py [--reps 8]
+    nice -n 10 .venv/bin/python docs/investigations/profile_subgame.py [--reps 8]
 
-The subgame is case 2 of ``bench_subgame.py`` (board Qs Jh 2h 8d, bets 50/100% +
+The subgame is case 2 of ``tests/bench/bench_subgame.py`` (board Qs Jh 2h 8d, bets 50/100% +
 all-in, raise 100% + all-in, 1,128 hands in both ranges).  Numba kernels cannot be
 profiled by Python's profilers, so the script measures, on one thread:
 
@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
-from bench_subgame import COARSE, GAME, checked_to
 from numba import njit
+
+# The subgame is the benchmark's own: import it from tests/bench rather than copy it.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
+from bench_subgame import COARSE, GAME, checked_to
 
 from protocol.cards import parse_cards
 from solver.range_terminals import compatible_weight, ranked_weights
