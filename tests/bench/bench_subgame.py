@@ -2,8 +2,7 @@
 
     .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64] [--turn-agent 600]
     .venv/bin/python tests/bench/bench_subgame.py --spot tests/bench/spots/river.toml [--threads 2] [--quick] [--json]
-    .venv/bin/python tests/bench/bench_subgame.py --board QsJh2h8d3c --pot 100 --stack 400 \
-        --bet-sizes oop,river,bet,67,100 --bet-sizes ip,river,bet,67,100 --bet-sizes oop,river,allin --accuracy 0.1
+    .venv/bin/python tests/bench/bench_subgame.py --board QsJh2h8d3c --pot 100 --stack 400 --bet-sizes oop,river,bet,50 --bet-sizes ip,river,allin
 
 **Spot mode** (``--spot FILE`` and/or the spot flags): one spot given in the terms the
 common range solvers use (board, pot, effective stack, bet and raise sizes in % of the
