@@ -26,7 +26,8 @@ How each term maps (also in ``docs/solver.md``):
   (ACPC's convention); absent: no cap.
 - ``accuracy``: stop once the exploitability (the mean of the two players' best-response
   gains) is at most this % of the root pot; ``check_every``: measured every this many
-  iterations; ``threads``, ``max_iterations``: as in :class:`solver.subgame.SubgameSolver`.
+  iterations (default: when :class:`solver.subgame.CheckSchedule` predicts);
+  ``threads``, ``max_iterations``: as in :class:`solver.subgame.SubgameSolver`.
 
 OOP is the player who acts first on the spot's streets.  Not expressed: ranges (every
 hand not touching the board is in both ranges with weight 1), donk-bet sizes apart from
@@ -84,7 +85,7 @@ class Spot:
     allin_threshold: float = 0.0
     raise_cap: int | None = None
     accuracy: float = 0.5
-    check_every: int = 10
+    check_every: int | None = None
     threads: int = 1
     max_iterations: int = 1000
 
@@ -133,12 +134,15 @@ class Spot:
             table.append(tuple(seats))
         return SpotAbstraction(per_round=tuple(table))
 
+    def _checks(self) -> str:
+        return "checked as the schedule predicts" if self.check_every is None else f"checked every {self.check_every}"
+
     def describe(self) -> str:
         """The spot in one paragraph, in the terms it was given in."""
         lines = [
             f"board {cards_str(self.board)} ({self.street}), pot {self.pot}, effective stack {self.effective_stack}, "
             f"all-in threshold {self.allin_threshold:g} of the chips behind, raise cap {self.raise_cap or 'none'}, "
-            f"accuracy {self.accuracy:g}% of the pot (checked every {self.check_every}), {self.threads} thread(s), "
+            f"accuracy {self.accuracy:g}% of the pot ({self._checks()}), {self.threads} thread(s), "
             f"at most {self.max_iterations} iterations"
         ]
         for street in STREETS[len(self.board) - 3 :]:
@@ -230,13 +234,14 @@ def spot_from_mapping(data: Mapping, overrides: Mapping | None = None) -> Spot:
         allin_threshold=_number(data, "allin_threshold", float, 0.0),
         raise_cap=_number(data, "raise_cap", int, None),
         accuracy=_number(data, "accuracy", float, 0.5),
-        check_every=_number(data, "check_every", int, 10),
+        check_every=_number(data, "check_every", int, None),
         threads=_number(data, "threads", int, 1),
         max_iterations=_number(data, "max_iterations", int, 1000),
     )
     if not 0 <= spot.allin_threshold <= 1:
         raise SpotError(f"allin_threshold is a fraction of the chips behind in [0, 1], got {spot.allin_threshold}")
-    if spot.accuracy < 0 or spot.check_every < 1 or spot.threads < 1 or spot.max_iterations < 1:
+    bad_checks = spot.check_every is not None and spot.check_every < 1
+    if spot.accuracy < 0 or bad_checks or spot.threads < 1 or spot.max_iterations < 1:
         raise SpotError("accuracy must be >= 0, and check_every, threads and max_iterations >= 1")
     if spot.raise_cap is not None and spot.raise_cap < 0:
         raise SpotError(f"raise_cap must not be negative, got {spot.raise_cap}")

@@ -2,7 +2,8 @@
 
     .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64] [--turn-agent 600]
     .venv/bin/python tests/bench/bench_subgame.py --spot tests/bench/spots/river.toml [--threads 2] [--quick] [--json]
-    .venv/bin/python tests/bench/bench_subgame.py --board QsJh2h8d3c --pot 100 --stack 400 --bet-sizes oop,river,bet,50 --bet-sizes ip,river,allin
+    .venv/bin/python tests/bench/bench_subgame.py --spot tests/bench/spots/turn.toml --compare checks --reps 3
+    .venv/bin/python tests/bench/bench_subgame.py --board QsJh2h8d3c --pot 100 --stack 400 --bet-sizes ip,river,allin
 
 **Spot mode** (``--spot FILE`` and/or the spot flags): one spot given in the terms the
 common range solvers use (board, pot, effective stack, bet and raise sizes in % of the
@@ -11,7 +12,11 @@ or JSON file, see ``tests/bench/spots/`` and :mod:`solver.spot` for how each ter
 onto our trees); flags override the file's values.  Prints the spot as solved (sizes
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time, then the solve: wall and CPU seconds, iterations, exploitability in % of
-the pot, the solver's arrays and the process's peak memory, threads.  ``--quick`` caps
+the pot, the solver's arrays and the process's peak memory, threads.  ``--compare
+checks|storage`` solves the spot by today's path and by the new one alternately (``--reps``
+times each) and prints both medians and their ratio: ``checks`` a check every 10
+iterations against :class:`solver.subgame.CheckSchedule`, ``storage`` float64 against
+float32 regrets and sums.  ``--quick`` caps
 the solve at a few iterations and prints the exploitability after 10, 20 and 40 (what
 ``tests/solver/test_spot.py`` runs); ``--json`` prints one JSON object instead.
 
@@ -219,6 +224,49 @@ def run_spot(spot: Spot, *, quick: bool, as_json: bool, dtype: type) -> dict:
     return out
 
 
+#: --compare: (A, today's path; B, the new one) as (label, SubgameSolver options, solve options).
+COMPARISONS = {
+    "checks": (("checks every 10 (fixed)", {}, {"check_every": 10}), ("checks as scheduled", {}, {"check_every": None})),
+    "storage": (("float64 storage", {"dtype": np.float64}, {}), ("float32 storage", {"dtype": np.float32}, {})),
+}
+
+
+def compare_spot(spot: Spot, what: str, reps: int) -> None:
+    """Spot mode with ``--compare``: the A and B paths of ``COMPARISONS[what]`` solved
+    alternately ``reps`` times each on one subgame; medians and the A/B ratio."""
+    print(f"load average before: {os.getloadavg()}")
+    sg, build, _ = build_spot(spot)
+    print(spot.describe())
+    print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
+    ranges = np.ones((2, sg.n_hands))
+    variants = COMPARISONS[what]
+    for _, options, _ in variants:
+        SubgameSolver(sg, ranges, threads=spot.threads, **options).iterate(1)  # compile / load the kernels
+    figures: list[list[tuple[float, float, SubgameResult]]] = [[], []]
+    for _ in range(reps):
+        for i, (_, options, solve_options) in enumerate(variants):
+            solver = SubgameSolver(sg, ranges, threads=spot.threads, **options)
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = solver.solve(spot.accuracy, max_iterations=spot.max_iterations, **solve_options)
+            figures[i].append((time.perf_counter() - wall, time.process_time() - cpu, result))
+    medians = []
+    for (label, _, _), runs in zip(variants, figures, strict=True):
+        wall, cpu = float(np.median([r[0] for r in runs])), float(np.median([r[1] for r in runs]))
+        medians.append((wall, cpu))
+        its = sorted({r[2].iterations for r in runs})
+        worst = max(r[2].exploitability_pct for r in runs)
+        print(
+            f"{label}: median {wall:.3f} s wall / {cpu:.3f} s CPU over {reps} (each: "
+            f"{', '.join(f'{r[0]:.3f}' for r in runs)} s wall), iterations {its}, exploitability <= {worst:.4f}% "
+            f"| {runs[0][2].memory_bytes / 1e6:.1f} MB"
+        )
+    (wall_a, cpu_a), (wall_b, cpu_b) = medians
+    print(
+        f"{variants[1][0]} vs {variants[0][0]}: {wall_a / wall_b:.3f}x (wall), {cpu_a / cpu_b:.3f}x (CPU) "
+        f"| threads {spot.threads} | load average after: {os.getloadavg()}"
+    )
+
+
 def turn_agent(board: tuple[int, ...], spec: str, limit: float, dtype: type) -> None:
     """Case 4: one agent-sized turn solve to 1%, iterations and checks timed apart."""
     start = time.perf_counter()
@@ -285,6 +333,11 @@ def spot_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-iterations", type=int, help="iteration cap")
     group.add_argument("--quick", action="store_true", help="a few iterations only; prints the exploitability after 10, 20, 40")
     group.add_argument("--json", action="store_true", help="print one JSON object")
+    group.add_argument(
+        "--compare", choices=sorted(COMPARISONS),
+        help="solve the spot by today's path (A) and the new one (B) alternately --reps times; medians and the ratio",
+    )
+    group.add_argument("--reps", type=int, default=3, help="--compare: solves of each path (default 3)")
 
 
 def spot_from_args(args: argparse.Namespace) -> Spot | None:
@@ -293,6 +346,8 @@ def spot_from_args(args: argparse.Namespace) -> Spot | None:
             "max_iterations")
     overrides = {k: getattr(args, k) for k in keys}
     if args.spot is None and all(v is None for v in overrides.values()) and not args.bet_sizes:
+        if args.compare:
+            raise SpotError("--compare needs a spot (--spot FILE or the spot flags)")
         return None
     data: dict = {}
     if args.spot is not None:
@@ -324,7 +379,10 @@ def main() -> None:
     if spot is not None:
         if spot.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {spot.threads}: numba has {numba.config.NUMBA_NUM_THREADS} threads here")
-        run_spot(spot, quick=args.quick, as_json=args.json, dtype=dtype)
+        if args.compare:
+            compare_spot(spot, args.compare, args.reps)
+        else:
+            run_spot(spot, quick=args.quick, as_json=args.json, dtype=dtype)
         return
     print(f"storage {args.dtype}")
     print(f"load average before: {os.getloadavg()}")

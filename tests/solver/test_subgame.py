@@ -14,7 +14,7 @@ from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
 from solver.cfr import DCFR, CFRSolver
 from solver.ranges import tabular_game
-from solver.subgame import SubgameError, SubgameSolver, build_subgame
+from solver.subgame import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
@@ -127,6 +127,40 @@ def test_time_budget_stops_early_with_the_average_so_far(second_round):
     np.testing.assert_array_equal(result.strategy, solver.average_strategy())
     assert result.exploitability_pct == pytest.approx(solver.exploitability())
     assert result.seconds >= 0 and result.memory_bytes >= 2 * solver.avg.nbytes
+
+
+def test_check_schedule_predicts_the_crossing_and_never_more_than_doubles():
+    # An exact 100 / t curve with target 1: crossing at t = 100.
+    schedule = CheckSchedule(1.0, first=10)
+    assert schedule.next == 10
+    assert [schedule.record(t, 100 / t) for t in (10, 20, 40, 80, 96)] == [20, 40, 80, 96, 100]
+    # A target of 0 is never met: the checks double the iterations.
+    never = CheckSchedule(0.0)
+    assert [never.record(t, 1.0) for t in (10, 20, 40)] == [20, 40, 80]
+    # A check costing 3 iterations is never repeated sooner than 3 iterations later.
+    costly = CheckSchedule(1.0)
+    costly.record(50, 1.2)
+    assert costly.record(99, 1.001, check_cost=3.0) == 102
+
+
+def test_scheduled_checks_change_only_where_the_solve_stops(second_round):
+    sg, ranges = second_round
+    scheduled = SubgameSolver(sg, ranges, dtype=np.float64)
+    result = scheduled.solve(0.05)
+    fixed = SubgameSolver(sg, ranges, dtype=np.float64)
+    every10 = fixed.solve(0.05, check_every=10)
+    assert result.exploitability_pct <= 0.05 and every10.exploitability_pct <= 0.05
+    assert result.iterations <= 2 * every10.iterations
+    # The iterates do not depend on when they are measured: bitwise equal at equal counts.
+    again = SubgameSolver(sg, ranges, dtype=np.float64)
+    again.iterate(result.iterations)
+    np.testing.assert_array_equal(again.regret, scheduled.regret)
+    np.testing.assert_array_equal(again.avg, scheduled.avg)
+    assert again.exploitability() == result.exploitability_pct
+    # A time limit is tested after every iteration, and the result is measured.
+    late = SubgameSolver(sg, ranges).solve(0.0, time_limit=0.0)
+    assert late.iterations == 1 and late.exploitability_pct > 0
+    assert SubgameSolver(sg, ranges).solve(0.0, max_iterations=25).iterations == 25
 
 
 class HalveOpponent:
