@@ -343,6 +343,10 @@ class SubgameSolver:
         self.regret = np.zeros(size, dtype)
         self.avg = np.zeros(size, dtype)
         self.iterations = 0
+        #: With threads > 1: hand the parts below the frontier out by an atomic counter
+        #: (True) or split them statically as before (False, kept for comparisons); the
+        #: results are bitwise the same.
+        self.dynamic_split = True
 
     # --- running --------------------------------------------------------------------
 
@@ -351,7 +355,7 @@ class SubgameSolver:
         sg = self.subgame
         return split_values(
             trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, *d,
-            parallel=self.threads > 1,
+            parallel=self.threads > 1, dynamic=self.dynamic_split,
         )
 
     def iterate(self, count: int = 1, hook: RootHook | None = None) -> None:

@@ -13,10 +13,14 @@ onto our trees); flags override the file's values.  Prints the spot as solved (s
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time, then the solve: wall and CPU seconds, iterations, exploitability in % of
 the pot, the solver's arrays and the process's peak memory, threads.  ``--compare
-checks|storage`` solves the spot by today's path and by the new one alternately (``--reps``
-times each) and prints both medians and their ratio: ``checks`` a check every 10
-iterations against :class:`solver.subgame.CheckSchedule`, ``storage`` float64 against
-float32 regrets and sums.  ``--quick`` caps
+checks|storage|split|threads`` solves the spot by today's path and by the new one
+alternately (``--reps`` times each) and prints both medians and their ratio: ``checks``
+a check every 10 iterations against :class:`solver.subgame.CheckSchedule`, ``storage``
+float64 against float32 regrets and sums, ``split`` the static split of the parts
+below the first chance nodes over the threads against the atomic-counter one,
+``threads`` one thread against the spot's (the second core's gain).  With
+``--lockstep N`` (split, threads: the same iterates) the two run side by side, one
+iteration each in turn, for N iterations.  ``--quick`` caps
 the solve at a few iterations and prints the exploitability after 10, 20 and 40 (what
 ``tests/solver/test_spot.py`` runs); ``--json`` prints one JSON object instead.
 
@@ -224,10 +228,15 @@ def run_spot(spot: Spot, *, quick: bool, as_json: bool, dtype: type) -> dict:
     return out
 
 
-#: --compare: (A, today's path; B, the new one) as (label, SubgameSolver options, solve options).
+#: --compare: (A, today's path; B, the new one), each (label, SubgameSolver options,
+#: solver attributes, solve options); a "threads" of None is the spot's.
 COMPARISONS = {
-    "checks": (("checks every 10 (fixed)", {}, {"check_every": 10}), ("checks as scheduled", {}, {"check_every": None})),
-    "storage": (("float64 storage", {"dtype": np.float64}, {}), ("float32 storage", {"dtype": np.float32}, {})),
+    "checks": (("checks every 10 (fixed)", {}, {}, {"check_every": 10}), ("checks as scheduled", {}, {}, {"check_every": None})),
+    "storage": (("float64 storage", {"dtype": np.float64}, {}, {}), ("float32 storage", {"dtype": np.float32}, {}, {})),
+    "split": (
+        ("static split", {}, {"dynamic_split": False}, {}), ("atomic-counter split", {}, {"dynamic_split": True}, {}),
+    ),
+    "threads": (("1 thread", {"threads": 1}, {}, {}), ("the spot's threads", {}, {}, {})),
 }
 
 
@@ -240,17 +249,24 @@ def compare_spot(spot: Spot, what: str, reps: int) -> None:
     print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
     ranges = np.ones((2, sg.n_hands))
     variants = COMPARISONS[what]
-    for _, options, _ in variants:
-        SubgameSolver(sg, ranges, threads=spot.threads, **options).iterate(1)  # compile / load the kernels
+
+    def make(options: dict, attributes: dict) -> SubgameSolver:
+        solver = SubgameSolver(sg, ranges, **{"threads": spot.threads, **options})
+        for name, value in attributes.items():
+            setattr(solver, name, value)
+        return solver
+
+    for _, options, attributes, _ in variants:
+        make(options, attributes).iterate(1)  # compile / load the kernels
     figures: list[list[tuple[float, float, SubgameResult]]] = [[], []]
     for _ in range(reps):
-        for i, (_, options, solve_options) in enumerate(variants):
-            solver = SubgameSolver(sg, ranges, threads=spot.threads, **options)
+        for i, (_, options, attributes, solve_options) in enumerate(variants):
+            solver = make(options, attributes)
             wall, cpu = time.perf_counter(), time.process_time()
             result = solver.solve(spot.accuracy, max_iterations=spot.max_iterations, **solve_options)
             figures[i].append((time.perf_counter() - wall, time.process_time() - cpu, result))
     medians = []
-    for (label, _, _), runs in zip(variants, figures, strict=True):
+    for (label, *_), runs in zip(variants, figures, strict=True):
         wall, cpu = float(np.median([r[0] for r in runs])), float(np.median([r[1] for r in runs]))
         medians.append((wall, cpu))
         its = sorted({r[2].iterations for r in runs})
@@ -264,6 +280,43 @@ def compare_spot(spot: Spot, what: str, reps: int) -> None:
     print(
         f"{variants[1][0]} vs {variants[0][0]}: {wall_a / wall_b:.3f}x (wall), {cpu_a / cpu_b:.3f}x (CPU) "
         f"| threads {spot.threads} | load average after: {os.getloadavg()}"
+    )
+
+
+def lockstep_spot(spot: Spot, what: str, iterations: int) -> None:
+    """``--compare split|threads --lockstep N``: the A and B paths give bitwise the same
+    iterates, so instead of whole solves they run side by side, one iteration each in
+    turn (the order swapped every iteration), for N iterations: load changes over the
+    run then hit both alike.  Prints per-iteration medians, totals and the ratios."""
+    print(f"load average before: {os.getloadavg()}")
+    sg, build, _ = build_spot(spot)
+    print(spot.describe())
+    print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
+    ranges = np.ones((2, sg.n_hands))
+    solvers = []
+    for _, options, attributes, _ in COMPARISONS[what]:
+        solver = SubgameSolver(sg, ranges, **{"threads": spot.threads, **options})
+        for name, value in attributes.items():
+            setattr(solver, name, value)
+        solver.iterate(1)  # compile / load the kernels
+        solvers.append(solver)
+    times = np.zeros((2, iterations, 2))  # variant, iteration, (wall, CPU)
+    for t in range(iterations):
+        for i in (0, 1) if t % 2 == 0 else (1, 0):
+            wall, cpu = time.perf_counter(), time.process_time()
+            solvers[i].iterate(1)
+            times[i, t] = time.perf_counter() - wall, time.process_time() - cpu
+    same = all(np.array_equal(getattr(solvers[0], a), getattr(solvers[1], a)) for a in ("regret", "avg"))
+    for (label, *_), x in zip(COMPARISONS[what], times, strict=True):
+        print(
+            f"{label}: per iteration median {np.median(x[:, 0]) * 1e3:.1f} ms wall / {np.median(x[:, 1]) * 1e3:.1f} ms CPU, "
+            f"total {x[:, 0].sum():.2f} s wall / {x[:, 1].sum():.2f} s CPU over {iterations} iterations"
+        )
+    a, b = times
+    print(
+        f"{COMPARISONS[what][1][0]} vs {COMPARISONS[what][0][0]}: {a[:, 0].sum() / b[:, 0].sum():.3f}x (total wall), "
+        f"{np.median(a[:, 0]) / np.median(b[:, 0]):.3f}x (median wall), {a[:, 1].sum() / b[:, 1].sum():.3f}x (CPU) "
+        f"| regrets and sums bitwise equal: {same} | threads {spot.threads} | load average after: {os.getloadavg()}"
     )
 
 
@@ -338,6 +391,10 @@ def spot_arguments(parser: argparse.ArgumentParser) -> None:
         help="solve the spot by today's path (A) and the new one (B) alternately --reps times; medians and the ratio",
     )
     group.add_argument("--reps", type=int, default=3, help="--compare: solves of each path (default 3)")
+    group.add_argument(
+        "--lockstep", type=int, default=0, metavar="N",
+        help="--compare split|threads: N iterations of both paths side by side instead of whole solves",
+    )
 
 
 def spot_from_args(args: argparse.Namespace) -> Spot | None:
@@ -379,7 +436,11 @@ def main() -> None:
     if spot is not None:
         if spot.threads > numba.config.NUMBA_NUM_THREADS:
             parser.error(f"--threads {spot.threads}: numba has {numba.config.NUMBA_NUM_THREADS} threads here")
-        if args.compare:
+        if args.compare and args.lockstep:
+            if args.compare not in ("split", "threads"):
+                parser.error("--lockstep needs paths with the same iterates: --compare split or threads")
+            lockstep_spot(spot, args.compare, args.lockstep)
+        elif args.compare:
             compare_spot(spot, args.compare, args.reps)
         else:
             run_spot(spot, quick=args.quick, as_json=args.json, dtype=dtype)

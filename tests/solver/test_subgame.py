@@ -15,7 +15,7 @@ from protocol.rules import CALL, initial_state, raise_to, with_cards
 from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
 from solver.cfr import DCFR, CFRSolver
-from solver.ranges import EVALUATE, tabular_game
+from solver.ranges import EVALUATE, _frontier_tasks, tabular_game
 from solver.spot import load_spot
 from solver.subgame import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
@@ -109,17 +109,41 @@ def test_card_removal_in_two_card_hands():
         solver.reach_at(node)
 
 
-def test_two_threads_give_the_single_thread_result():
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
     ranges = np.random.default_rng(5).uniform(0, 1, (2, sg.n_hands))
-    # float64 sums: float32 storage would round the two summation orders' last bits apart.
-    one, two = (SubgameSolver(sg, ranges, threads=t, dtype=np.float64) for t in (1, 2))
+    one, two = (SubgameSolver(sg, ranges, threads=t, dtype=dtype) for t in (1, 2))
+    two.dynamic_split = dynamic  # the atomic counter (default) or the static split
     assert len(sg.arrays.frontier_nodes) > 1
     one.iterate(20)
     two.iterate(20)
-    np.testing.assert_allclose(two.regret, one.regret, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(two.avg, one.avg, rtol=1e-9, atol=1e-12)
-    assert two.exploitability() == pytest.approx(one.exploitability(), rel=1e-9)
+    # Each task writes only its board's rows, and the frontier's values are summed in
+    # board order as one walk sums them: the same bits whichever thread ran what.
+    np.testing.assert_array_equal(two.regret, one.regret)
+    np.testing.assert_array_equal(two.avg, one.avg)
+    assert two.exploitability() == one.exploitability()
+
+
+def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
+    first, order = _frontier_tasks(sg.arrays, sg.cards)
+    assert sorted(order.tolist()) == list(range(first[-1]))
+    boards = np.diff(first)
+    assert (boards == sg.space.n_boards[1]).all()  # every frontier node deals the one board card
+    nodes_below = [len(_below(sg.tree, int(sg.tree.children[sg.tree.child_start[f]]))) for f in sg.arrays.frontier_nodes]
+    ranked = [nodes_below[int(np.searchsorted(first, i, side="right")) - 1] for i in order]
+    assert ranked == sorted(ranked, reverse=True)
+
+
+def _below(tree, node: int) -> list[int]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(int(c) for c in tree.children[tree.child_start[n] : tree.child_start[n] + tree.child_count[n]])
+    return out
 
 
 def test_time_budget_stops_early_with_the_average_so_far(second_round):
