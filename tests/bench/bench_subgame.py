@@ -38,7 +38,9 @@ separately; kernels are compiled and cached by a warm-up solve first):
    all-in, raise 100% + all-in on both streets, same threshold, to 0.5% of the pot,
    2 threads.
 3. agent-sized river solves (bets 50/100% + all-in, raise 100% + all-in) to 1% of the
-   pot over random boards and random non-uniform ranges: median and p99.
+   pot over random boards and random non-uniform ranges: median and p99; each board is
+   also solved checking every 10 and every 50 iterations (the agent's ``CHECK_EVERY``),
+   for the schedule's ratio against both.
 4. with ``--turn-agent SECONDS``: turn + river solves of the sizes an agent would use
    from the turn (``0.5,1,2;allin;cap=2`` and ``1;allin;cap=1`` on both rounds), board
    Qs Jh 2h 8d, uniform ranges, to 1% of the pot, 2 threads, at most SECONDS each:
@@ -349,6 +351,49 @@ def turn_agent(board: tuple[int, ...], spec: str, limit: float, dtype: type) -> 
     )
 
 
+#: Case 3's check cadences, solved on the same boards one after another (the order rotated):
+#: the solver's schedule (today's default), every 10 (the default before it), every 50
+#: (agent.solving.CHECK_EVERY).
+AGENT_CADENCES = (("scheduled", None), ("every 10", 10), ("every 50", 50))
+
+
+def agent_rivers(boards: int, dtype: type) -> None:
+    """Case 3: agent-sized river solves to 1% on random boards and ranges, per check cadence."""
+    rng = np.random.default_rng(11)
+    cards = np.array(deck(GAME))
+    builds = []
+    figures: dict[str, list[tuple[float, float, int]]] = {name: [] for name, _ in AGENT_CADENCES}
+    for n in range(boards):
+        dealt = tuple(int(c) for c in rng.choice(cards, 5, replace=False))
+        start = time.perf_counter()
+        sg = build_subgame(checked_to(GAME, 3, dealt), COARSE)
+        builds.append(time.perf_counter() - start)
+        ranges = rng.random((2, sg.n_hands)) ** 3  # skewed, non-uniform weights
+        for k in range(len(AGENT_CADENCES)):
+            name, every = AGENT_CADENCES[(n + k) % len(AGENT_CADENCES)]
+            wall, cpu, result, _ = timed_solve(sg, ranges, 1.0, 1, dtype=dtype, check_every=every)
+            figures[name].append((wall, cpu, result.iterations))
+    walls, cpus, sizes = (np.array(x) for x in zip(*figures["scheduled"], strict=True))
+    print(
+        f"agent river solves to 1% ({boards} random boards, e.g. {cards_str(dealt)}; random ranges), 1 thread: "
+        f"median {np.median(walls):.3f} s wall / {np.median(cpus):.3f} s CPU, "
+        f"p99 {np.percentile(walls, 99):.3f} s wall / {np.percentile(cpus, 99):.3f} s CPU, "
+        f"median {int(np.median(sizes))} iterations | build median {np.median(builds):.3f} s, "
+        f"p99 {np.percentile(builds, 99):.3f} s | tree {sg.size()[0]:,} nodes"
+    )
+    print(
+        f"    vs before the rework (median {BEFORE_AGENT_MEDIAN} s, p99 {BEFORE_AGENT_P99} s wall, quiet machine): "
+        f"median {BEFORE_AGENT_MEDIAN / np.median(walls):.2f}x, p99 {BEFORE_AGENT_P99 / np.percentile(walls, 99):.2f}x (wall)"
+    )
+    for name, _ in AGENT_CADENCES[1:]:
+        w, c, it = (np.array(x) for x in zip(*figures[name], strict=True))
+        print(
+            f"    checks {name}: median {np.median(w):.3f} s wall / {np.median(c):.3f} s CPU, p99 {np.percentile(w, 99):.3f} s, "
+            f"median {int(np.median(it))} iterations; scheduled is {c.sum() / cpus.sum():.3f}x faster in total CPU, "
+            f"{np.median(w) / np.median(walls):.3f}x in median wall"
+        )
+
+
 def spot_case(name: str, dtype: type, cpp: float, target: float, before: tuple[float, float], baseline: bool) -> None:
     """Cases 1 and 2: a shipped spot file, printed as solved; CFR+ beside DCFR on the river."""
     spot = load_spot(SPOTS / name)
@@ -459,32 +504,8 @@ def main() -> None:
         for spec in TURN_AGENT:
             turn_agent(board, spec, args.turn_agent, dtype)
 
-    rng = np.random.default_rng(11)
-    cards = np.array(deck(GAME))
-    builds, walls, cpus, sizes = [], [], [], []
-    for _ in range(args.boards):
-        dealt = tuple(int(c) for c in rng.choice(cards, 5, replace=False))
-        start = time.perf_counter()
-        sg = build_subgame(checked_to(GAME, 3, dealt), COARSE)
-        builds.append(time.perf_counter() - start)
-        ranges = rng.random((2, sg.n_hands)) ** 3  # skewed, non-uniform weights
-        wall, cpu, result, _ = timed_solve(sg, ranges, 1.0, 1, dtype=dtype)
-        walls.append(wall)
-        cpus.append(cpu)
-        sizes.append(result.iterations)
     if args.boards:
-        print(
-            f"agent river solves to 1% ({args.boards} random boards, e.g. {cards_str(dealt)}; random ranges), 1 thread: "
-            f"median {np.median(walls):.3f} s wall / {np.median(cpus):.3f} s CPU, "
-            f"p99 {np.percentile(walls, 99):.3f} s wall / {np.percentile(cpus, 99):.3f} s CPU, "
-            f"median {int(np.median(sizes))} iterations | build median {np.median(builds):.3f} s, "
-            f"p99 {np.percentile(builds, 99):.3f} s "
-            f"| tree {sg.size()[0]:,} nodes"
-        )
-        print(
-            f"    vs before the rework (median {BEFORE_AGENT_MEDIAN} s, p99 {BEFORE_AGENT_P99} s wall, quiet machine): "
-            f"median {BEFORE_AGENT_MEDIAN / np.median(walls):.2f}x, p99 {BEFORE_AGENT_P99 / np.percentile(walls, 99):.2f}x (wall)"
-        )
+        agent_rivers(args.boards, dtype)
     print(f"load average after: {os.getloadavg()}")
 
 
