@@ -109,12 +109,16 @@ def test_flags_read_like_the_file_and_errors_name_the_bad_part(tmp_path):
         size_flag("river,oop,bet,50")
 
 
-def test_bench_quick_spot_mode_prints_the_tree_and_a_falling_exploitability():
+def _bench_json(*args: str) -> dict:
     run = subprocess.run(
-        [sys.executable, str(BENCH / "bench_subgame.py"), "--spot", str(SPOTS / "river.toml"), "--quick", "--json"],
+        [sys.executable, str(BENCH / "bench_subgame.py"), *args, "--quick", "--json"],
         capture_output=True, text=True, check=True, timeout=600,
     )
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_bench_quick_spot_mode_prints_the_tree_and_a_falling_exploitability():
+    out = _bench_json("--spot", str(SPOTS / "river.toml"))
     assert out["tree"] == {"nodes": 69, "decisions": 24, "infoset_rows": 25_944, "hands": 1081,
                            "root_actions": ["c", "r117", "r150", "r200", "r450"]}
     assert out["never_offered"] == ["river OOP raise 100%", "river IP raise 100%"]
@@ -122,3 +126,10 @@ def test_bench_quick_spot_mode_prints_the_tree_and_a_falling_exploitability():
     assert (n1, n2, n3) == (10, 20, 40)
     assert e1 > e2 > e3 > 0 and e3 < 0.5 * e1
     assert out["threads"] == 1 and out["memory_bytes"] > 0 and out["peak_rss_mb"] > 0
+    # The same spot from flags alone: the same tree and, bit for bit, the same curve.
+    flags = ["--board", "QsJh2h8d3c", "--pot", "100", "--stack", "400", "--allin-threshold", "0.67"]
+    for seat in ("oop", "ip"):
+        flags += ["--bet-sizes", f"{seat},river,bet,67,100,150", "--bet-sizes", f"{seat},river,raise,50,100",
+                  "--bet-sizes", f"{seat},river,allin"]
+    again = _bench_json(*flags)
+    assert again["tree"] == out["tree"] and again["curve"] == out["curve"]
