@@ -13,8 +13,8 @@ onto our trees); flags override the file's values.  Prints the spot as solved (s
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time (the spot is built twice: the first build in a process also loads the
 evaluator's tables and card kernels, and is printed apart), then the solve: wall and
-CPU seconds, iterations, exploitability in % of the pot, the solver's arrays and the process's peak memory, threads.  ``--compare
-checks|storage|split|threads`` solves the spot by today's path and by the new one
+CPU seconds, iterations, exploitability in % of the pot, the solver's arrays and the
+process's peak memory, threads.  ``--compare checks|storage|split|threads`` solves the spot by today's path and by the new one
 alternately (``--reps`` times each) and prints both medians and their ratio: ``checks``
 a check every 10 iterations against :class:`solver.subgame.CheckSchedule`, ``storage``
 float64 against float32 regrets and sums, ``split`` the static split of the parts
