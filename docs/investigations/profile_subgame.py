@@ -18,6 +18,14 @@ profiled by Python's profilers, so the script measures, on one thread:
 and prints the estimated split of an update traversal: terminals (calls times cost),
 regret matching (entries times cost), and the rest of the decision-node passes
 (child reaches, values, regret and average updates, recursion, allocation).
+
+4. two threads, measured so that other jobs on the machine do not decide the figure:
+   each (frontier node, river card) task of a split update traversal timed alone (least
+   CPU time), the serial parts (the walks above the frontier), and from those the
+   busiest thread's work under the static split and under the atomic counter (greedy,
+   largest subtrees first), hence the two-thread speedup an idle second core would
+   give; beside it the CPU one traversal costs on 2 threads against 1 (the split's
+   overhead).
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from bench_subgame import COARSE, GAME, checked_to
 
 from protocol.cards import parse_cards
 from solver.range_terminals import compatible_weight, ranked_weights
-from solver.ranges import BEST_RESPONSE, EVALUATE, UPDATE, regret_match
+from solver.ranges import BEST_RESPONSE, EVALUATE, READ, RECORD, UPDATE, _frontier_task, _frontier_tasks, regret_match, walk
 from solver.subgame import Subgame, SubgameSolver, build_subgame
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 
@@ -98,6 +106,49 @@ def counts(sg: Subgame) -> dict[str, int]:
     return out
 
 
+def two_threads(sg: Subgame, solver: SubgameSolver, reps: int) -> None:
+    """Case 4 of the docstring: the second core's gain from task costs and serial parts."""
+    tree, cards, n_h = sg.arrays, sg.cards, sg.n_hands
+    n_front = len(tree.frontier_nodes)
+    regret, avg = solver.regret.copy(), solver.avg.copy()  # the update tasks write here, not into the solver
+    reach = solver.ranges
+    buf_reach, buf_value = np.zeros((n_front, 2, n_h)), np.zeros((n_front, n_h))
+    root = np.int64(0)
+
+    def top(stage: int) -> None:
+        walk(root, root, np.int64(0), reach[0], reach[1], np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
+             np.int64(stage), buf_reach, buf_value)
+
+    top(RECORD)
+    serial = least_cpu(lambda: top(RECORD), reps) + least_cpu(lambda: top(READ), reps)
+    first, order = _frontier_tasks(tree, cards)
+    out = np.zeros((len(order), n_h))
+
+    def task(i: int) -> None:
+        _frontier_task(np.int64(i), first, np.int64(0), np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
+                       buf_reach, out)
+
+    cost = np.array([least_cpu(lambda i=i: task(i), max(2, reps // 2)) for i in range(len(order))])
+    total = cost.sum()
+    static = [cost[j::2].sum() for j in range(2)]
+    greedy = [0.0, 0.0]
+    for i in order:
+        greedy[int(np.argmin(greedy))] += cost[i]
+    print(
+        f"two threads: {len(order)} tasks, {total * 1e3:.1f} ms of task work (largest {cost.max() * 1e3:.2f} ms), "
+        f"serial {serial * 1e3:.1f} ms; busiest thread static {max(static) * 1e3:.1f} ms, atomic counter "
+        f"{max(greedy) * 1e3:.1f} ms: an idle second core gives {(serial + total) / (serial + max(static)):.3f}x "
+        f"(static) / {(serial + total) / (serial + max(greedy)):.3f}x (atomic counter)"
+    )
+    cpu = {}
+    for threads in (1, 2):
+        other = SubgameSolver(sg, solver.ranges, threads=threads)
+        other.regret[:], other.avg[:] = solver.regret, solver.avg
+        cpu[threads] = least_cpu(lambda o=other: o._values(0, EVALUATE, o.ranges, o.avg), reps)
+    print(f"evaluation traversal CPU: {cpu[1] * 1e3:.1f} ms on 1 thread, {cpu[2] * 1e3:.1f} ms on 2 "
+          f"(the split's overhead {cpu[2] / cpu[1] - 1:+.1%})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=8, help="runs per measurement; the least CPU time is kept (default 8)")
@@ -148,6 +199,7 @@ def main() -> None:
     )
     checks = 2 * per_mode["best response"] / (20 * update + 2 * per_mode["best response"])
     print(f"exploitability checks every 10 iterations (two best responses): {checks:.0%} of a solve")
+    two_threads(sg, solver, args.reps)
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -3,6 +3,8 @@ best response, convergence, card removal, threads, time budget and the root hook
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,8 +15,9 @@ from protocol.rules import CALL, initial_state, raise_to, with_cards
 from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
 from solver.cfr import DCFR, CFRSolver
-from solver.ranges import tabular_game
-from solver.subgame import SubgameError, SubgameSolver, build_subgame
+from solver.ranges import EVALUATE, _frontier_tasks, tabular_game
+from solver.spot import load_spot
+from solver.subgame import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
@@ -106,17 +109,41 @@ def test_card_removal_in_two_card_hands():
         solver.reach_at(node)
 
 
-def test_two_threads_give_the_single_thread_result():
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
     ranges = np.random.default_rng(5).uniform(0, 1, (2, sg.n_hands))
-    # float64 sums: float32 storage would round the two summation orders' last bits apart.
-    one, two = (SubgameSolver(sg, ranges, threads=t, dtype=np.float64) for t in (1, 2))
+    one, two = (SubgameSolver(sg, ranges, threads=t, dtype=dtype) for t in (1, 2))
+    two.dynamic_split = dynamic  # the atomic counter (default) or the static split
     assert len(sg.arrays.frontier_nodes) > 1
     one.iterate(20)
     two.iterate(20)
-    np.testing.assert_allclose(two.regret, one.regret, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(two.avg, one.avg, rtol=1e-9, atol=1e-12)
-    assert two.exploitability() == pytest.approx(one.exploitability(), rel=1e-9)
+    # Each task writes only its board's rows, and the frontier's values are summed in
+    # board order as one walk sums them: the same bits whichever thread ran what.
+    np.testing.assert_array_equal(two.regret, one.regret)
+    np.testing.assert_array_equal(two.avg, one.avg)
+    assert two.exploitability() == one.exploitability()
+
+
+def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
+    first, order = _frontier_tasks(sg.arrays, sg.cards)
+    assert sorted(order.tolist()) == list(range(first[-1]))
+    boards = np.diff(first)
+    assert (boards == sg.space.n_boards[1]).all()  # every frontier node deals the one board card
+    nodes_below = [len(_below(sg.tree, int(sg.tree.children[sg.tree.child_start[f]]))) for f in sg.arrays.frontier_nodes]
+    ranked = [nodes_below[int(np.searchsorted(first, i, side="right")) - 1] for i in order]
+    assert ranked == sorted(ranked, reverse=True)
+
+
+def _below(tree, node: int) -> list[int]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(int(c) for c in tree.children[tree.child_start[n] : tree.child_start[n] + tree.child_count[n]])
+    return out
 
 
 def test_time_budget_stops_early_with_the_average_so_far(second_round):
@@ -127,6 +154,76 @@ def test_time_budget_stops_early_with_the_average_so_far(second_round):
     np.testing.assert_array_equal(result.strategy, solver.average_strategy())
     assert result.exploitability_pct == pytest.approx(solver.exploitability())
     assert result.seconds >= 0 and result.memory_bytes >= 2 * solver.avg.nbytes
+
+
+def _storage_case(name: str):
+    """(subgame, ranges, iterations, exploitability tolerance (relative, absolute % of the
+    pot), root value tolerance (relative to the largest)) for the float32 storage test."""
+    if name == "leduc-second-round":
+        root = with_cards(initial_state(LEDUC_NL).apply(CALL).apply(CALL), ((), ()), parse_cards("Ks"))
+        sg = build_subgame(root, parse_abstraction("0.5,1;allin"))
+        return sg, np.random.default_rng(3).uniform(0.1, 1.0, (2, sg.n_hands)), 1000, (0.0, 1e-4), 1e-5
+    if name == "holdem-river":
+        spot = load_spot(Path(__file__).resolve().parents[1] / "bench" / "spots" / "river.toml")
+        sg = build_subgame(spot.root(), spot.abstraction())
+        return sg, np.random.default_rng(1).random((2, sg.n_hands)) ** 3, 300, (0.0, 1e-4), 1e-4
+    # Exact regret ties (all-in indifferences) round apart in float32, and the two runs
+    # take different, equally valid trajectories: only the outcome is comparable.
+    game, spec = (TINY_NL, "1;allin;cap=2") if name == "two-card" else (LEDUC_NL, "0.5,1;allin;cap=2")
+    sg = build_subgame(initial_state(game), parse_abstraction(spec))
+    return sg, np.random.default_rng(5).uniform(0, 1, (2, sg.n_hands)), 1000, (0.1, 1e-3), 1e-3
+
+
+@pytest.mark.parametrize("name", ["leduc-second-round", "holdem-river", "two-card", "leduc-whole"])
+def test_float32_storage_stays_within_the_documented_tolerance_of_float64(name):
+    sg, ranges, iterations, (rel, absolute), value_tol = _storage_case(name)
+    wide, narrow = (SubgameSolver(sg, ranges, dtype=d) for d in (np.float64, np.float32))
+    wide.iterate(iterations)
+    narrow.iterate(iterations)
+    e64, e32 = wide.exploitability(), narrow.exploitability()
+    assert abs(e32 - e64) <= rel * e64 + absolute
+    v64, v32 = (np.array([s._values(p, EVALUATE, s.ranges, s.avg) for p in range(2)]) for s in (wide, narrow))
+    assert np.abs(v32 - v64).max() <= value_tol * np.abs(v64).max()
+
+
+def test_check_schedule_predicts_the_crossing_and_never_more_than_doubles():
+    # An exact 1000 / t^1.5 curve with target 1: crossing at t = 100.
+    schedule = CheckSchedule(1.0, first=10)
+    assert schedule.next == 10
+    assert [schedule.record(t, 1000 / t**1.5) for t in (10, 20, 40, 80, 96)] == [20, 40, 80, 96, 100]
+    # A slower 100 / t curve: the predictions err early (more checks, no overshoot).
+    slow, t, checks = CheckSchedule(1.0), 10, []
+    while 100 / t > 1.0:
+        t = slow.record(t, 100 / t)
+        checks.append(t)
+    assert checks[-1] == 100 and len(checks) <= 8
+    # A target of 0 is never met: the checks double the iterations.
+    never = CheckSchedule(0.0)
+    assert [never.record(t, 1.0) for t in (10, 20, 40)] == [20, 40, 80]
+    # A check costing 3 iterations is never repeated sooner than 3 iterations later.
+    costly = CheckSchedule(1.0)
+    costly.record(50, 1.2)
+    assert costly.record(99, 1.001, check_cost=3.0) == 102
+
+
+def test_scheduled_checks_change_only_where_the_solve_stops(second_round):
+    sg, ranges = second_round
+    scheduled = SubgameSolver(sg, ranges, dtype=np.float64)
+    result = scheduled.solve(0.05)
+    fixed = SubgameSolver(sg, ranges, dtype=np.float64)
+    every10 = fixed.solve(0.05, check_every=10)
+    assert result.exploitability_pct <= 0.05 and every10.exploitability_pct <= 0.05
+    assert result.iterations <= 2 * every10.iterations
+    # The iterates do not depend on when they are measured: bitwise equal at equal counts.
+    again = SubgameSolver(sg, ranges, dtype=np.float64)
+    again.iterate(result.iterations)
+    np.testing.assert_array_equal(again.regret, scheduled.regret)
+    np.testing.assert_array_equal(again.avg, scheduled.avg)
+    assert again.exploitability() == result.exploitability_pct
+    # A time limit is tested after every iteration, and the result is measured.
+    late = SubgameSolver(sg, ranges).solve(0.0, time_limit=0.0)
+    assert late.iterations == 1 and late.exploitability_pct > 0
+    assert SubgameSolver(sg, ranges).solve(0.0, max_iterations=25).iterations == 25
 
 
 class HalveOpponent:
