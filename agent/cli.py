@@ -13,10 +13,13 @@ from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
-#: agent.strategy.ACTION_FLOOR and solver.gadgets.UNSAFE_WEIGHT, copied so that --help
-#: loads neither the agent nor numpy (tests/test_help.py checks they agree).
+#: agent.strategy.ACTION_FLOOR, solver.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS and
+#: agent.safety.SAFE_GADGETS, copied so that --help loads neither the agent nor numpy
+#: (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01
+SAFE_ITERATIONS = 300
+SAFE_GADGETS = ("maxmargin-unsafe", "maxmargin", "resolve")
 
 CONNECT_DESCRIPTION = """\
 Connects to an ACPC dealer's seat port (protocol 2.0.0) and plays heads-up no-limit
@@ -107,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
+    p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
+                   help=f"the root gadget of every safe solve (default {SAFE_GADGETS[0]})")
+    p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS,
+                   help=f"a safe solve stops after this many iterations or at its deadline (default {SAFE_ITERATIONS})")
     p.add_argument("--time-budget", type=float, default=7.0, help="the dealer's average seconds per hand (default 7)")
     p.add_argument("--action-limit", type=float, default=60.0, help="the dealer's seconds per action (default 60)")
     p.add_argument("--target", type=float, default=None, help="average seconds per hand to aim at (default budget / 4)")
@@ -145,6 +152,7 @@ def connect(args: argparse.Namespace) -> int:
     from agent.loop import play
     from agent.pipeline import PipelineError, build_strategist
     from agent.policy import Agent
+    from agent.solving import SolveSettings
     from agent.timing import TimeLimits, TimeManager
     from protocol.client import Connection
     from protocol.decisions import CARD_DEPENDENT, DecisionLogWriter
@@ -158,7 +166,8 @@ def connect(args: argparse.Namespace) -> int:
         limits = TimeLimits(per_hand=args.time_budget, per_action=args.action_limit, target=args.target).validated()
         strategist = build_strategist(
             game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from,
-            action_floor=args.action_floor, unsafe_weight=args.unsafe_weight,
+            action_floor=args.action_floor,
+            solve=SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations).validated(),
         )
     except (ValueError, PipelineError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)

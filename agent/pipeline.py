@@ -36,11 +36,10 @@ from protocol.rules import CALL, FOLD, Action, ActionType, State
 from protocol.seeding import SIZES, TRANSLATION, reseed
 from protocol.wire import MatchState
 from solver.follow import TranslationMemory, real_actions, walk
-from solver.gadgets import UNSAFE_WEIGHT
 from solver.tree import DECISION, BettingTree
 
 if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when used
-    from agent.solving import SolvingStage
+    from agent.solving import SolveSettings, SolvingStage
 
 
 log = structlog.get_logger("agent.pipeline")
@@ -262,9 +261,10 @@ def warm_up_blueprint(blueprint: BlueprintSource) -> None:
 
 def build_strategist(
     game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river",
-    action_floor: float = ACTION_FLOOR, unsafe_weight: float = UNSAFE_WEIGHT,
+    action_floor: float = ACTION_FLOOR, solve: SolveSettings | None = None,
 ) -> Pipeline:
-    """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`.
+    """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`;
+    ``solve``: how its safe solves run (default :class:`agent.solving.SolveSettings`).
 
     Raises:
         PipelineError: if the game is not heads-up no-limit or the blueprint cannot be
@@ -286,5 +286,5 @@ def build_strategist(
     # ACPC entry has 2 cores to itself); river subgames run on one either way.
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     warm_up(threads=threads)
-    solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads, unsafe_weight=unsafe_weight)
+    solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads, settings=solve)
     return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor)

@@ -42,10 +42,12 @@ from solver.tree import DECISION, skip_chance
 #: opponent's value over its range after that, at no measured cost in safety (Table 1:
 #: 163.71 -> 125.46, 140.60 -> 125.09, 179.42 -> 144.20 mbb/hand).
 GADGET_KERNEL = "maxmargin-unsafe"
+#: The root gadgets ``agent connect --gadget`` offers (the default first).
+SAFE_GADGETS = (GADGET_KERNEL, "maxmargin", "resolve")
 #: A later solve's kind: that gadget with the last solve's estimates (and gifts) as alternatives.
-GADGET = "estimated-maxmargin-unsafe"
+GADGET = f"estimated-{GADGET_KERNEL}"
 #: The first solve's kind: that gadget with alternatives from the blueprint.
-FIRST_GADGET = "blueprint-maxmargin-unsafe"
+FIRST_GADGET = f"blueprint-{GADGET_KERNEL}"
 #: Blueprint rows a first solve may read to value the blueprint's subtree (decision
 #: nodes of ours times their boards; a turn subtree fits, and costs about 0.7 s of CPU);
 #: a bigger subtree is solved unsafe instead.
@@ -94,14 +96,16 @@ def estimated_alternatives(
 
 def safe_hook(
     subgame: Subgame, ranges: np.ndarray, me: int, alternatives_hole_pairs: np.ndarray, unsafe_weight: float = UNSAFE_WEIGHT,
+    gadget: str = GADGET_KERNEL,
 ) -> GadgetHook:
-    """The safe root hook (:data:`GADGET_KERNEL`) of a new subgame: ``alternatives_hole_pairs`` in
-    chips per opponent hand (HOLE_PAIRS order), ``ranges`` the subgame's root ranges,
-    ``unsafe_weight`` the weight of the modelled range's objective beside the margins."""
+    """The safe root hook ``gadget`` (one of :data:`SAFE_GADGETS`) of a new subgame:
+    ``alternatives_hole_pairs`` in chips per opponent hand (HOLE_PAIRS order), ``ranges``
+    the subgame's root ranges, ``unsafe_weight`` the weight of the modelled range's
+    objective beside the margins (``maxmargin-unsafe`` only)."""
     opponent = 1 - me
     weight = hand_weights(subgame.hands, ranges[me])
     alternatives = subgame.from_hole_pairs(alternatives_hole_pairs) * weight
-    return GadgetHook(make_gadget(GADGET_KERNEL, alternatives, weight, ranges[opponent], unsafe_weight), opponent)
+    return GadgetHook(make_gadget(gadget, alternatives, weight, ranges[opponent], unsafe_weight), opponent)
 
 
 def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:

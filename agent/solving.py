@@ -28,7 +28,7 @@ import numpy as np
 import structlog
 
 from agent.policy import HandContext
-from agent.safety import FIRST_GADGET, GADGET, estimated_alternatives, safe_hook
+from agent.safety import GADGET_KERNEL, SAFE_GADGETS, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
@@ -63,6 +63,41 @@ MIN_ITERATIONS = 20
 SIZE_JITTER = 0.08
 
 
+@dataclass(frozen=True)
+class SolveSettings:
+    """How the agent's safe solves are run (``agent connect --gadget/--unsafe-weight/--solve-iterations``).
+
+    Attributes:
+        gadget: the root gadget of every safe solve, one of :data:`agent.safety.SAFE_GADGETS`.
+        unsafe_weight: weight of the modelled range beside the margins (``maxmargin-unsafe``).
+        iterations: a safe solve stops after this many iterations (or at its deadline).
+    """
+
+    gadget: str = GADGET_KERNEL
+    unsafe_weight: float = UNSAFE_WEIGHT
+    iterations: int = SAFE_ITERATIONS
+
+    def validated(self) -> SolveSettings:
+        """Itself, or ValueError naming the setting that is wrong."""
+        if self.gadget not in SAFE_GADGETS:
+            raise ValueError(f"unknown gadget {self.gadget!r} (expected one of {', '.join(SAFE_GADGETS)})")
+        if not self.unsafe_weight >= 0:
+            raise ValueError(f"the unsafe weight must be a non-negative number, got {self.unsafe_weight}")
+        if self.iterations < MIN_ITERATIONS:
+            raise ValueError(f"a safe solve needs at least {MIN_ITERATIONS} iterations, got {self.iterations}")
+        return self
+
+    @property
+    def first_kind(self) -> str:
+        """The decision log's name of a hand's first solve: the gadget with blueprint alternatives."""
+        return f"blueprint-{self.gadget}"
+
+    @property
+    def later_kind(self) -> str:
+        """The decision log's name of a later solve: the gadget with the last solve's estimates."""
+        return f"estimated-{self.gadget}"
+
+
 @dataclass
 class ActiveSolve:
     """The subgame being followed this hand: its solver, the real betting at its root,
@@ -91,10 +126,10 @@ class SolvingStage:
 
     def __init__(
         self, rng: np.random.Generator, abstraction: ActionAbstraction | None = None, threads: int = 1,
-        unsafe_weight: float = UNSAFE_WEIGHT,
+        settings: SolveSettings | None = None,
     ) -> None:
         self.rng = rng
-        self.unsafe_weight = unsafe_weight
+        self.settings = (settings or SolveSettings()).validated()
         self.abstraction = abstraction or parse_abstraction(SUBGAME_ABSTRACTION)
         self.early_abstraction = parse_abstraction(EARLY_ABSTRACTION)
         self.threads = threads
@@ -214,6 +249,10 @@ class SolvingStage:
 
     # --- solving ------------------------------------------------------------------------------
 
+    def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray):
+        """The safe root hook of a new subgame with these settings' gadget."""
+        return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight, self.settings.gadget)
+
     def _solve(
         self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None,
         opponent_range: Callable[[State], np.ndarray], alternatives: Callable[[State], np.ndarray | None] | None,
@@ -246,19 +285,19 @@ class SolvingStage:
             if safe:  # a later solve of the hand: safe, with the last solve's estimates
                 found = estimated_alternatives(previous.solver, since, state.board, me)
                 if found is not None:
-                    hook = safe_hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found), self.unsafe_weight)
+                    hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
                     estimated[0] = True
             elif previous is None and alternatives is not None:
                 first[0] = alternatives(state)
                 if first[0] is not None:
-                    hook = safe_hook(subgame, ranges, me, first[0], self.unsafe_weight)
+                    hook = self._hook(subgame, ranges, me, first[0])
             while not deadline.expired():
                 solver.iterate(1, hook)
                 publish(solver)
                 # The plain subgame's exploitability says nothing of a gadget's margins.
                 if hook is None and solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
                     break
-                if hook is not None and solver.iterations >= SAFE_ITERATIONS:
+                if hook is not None and solver.iterations >= self.settings.iterations:
                     break
             return solver
 
@@ -278,9 +317,9 @@ class SolvingStage:
                      exploitability=round(exploitability, 2))
             return None
         if previous is None:
-            kind = FIRST_GADGET if first[0] is not None else "unsafe"
+            kind = self.settings.first_kind if first[0] is not None else "unsafe"
         else:
-            kind = GADGET if estimated[0] else "nested-unsafe"
+            kind = self.settings.later_kind if estimated[0] else "nested-unsafe"
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind, seconds, budget,
                            exploitability)

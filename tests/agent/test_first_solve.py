@@ -8,7 +8,7 @@ import pytest
 from agent.pipeline import Pipeline
 from agent.policy import Agent
 from agent.safety import FIRST_GADGET, blueprint_alternatives
-from agent.solving import SolvingStage, warm_up
+from agent.solving import SolveSettings, SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.fasteval import HOLE_PAIRS, rank_range
 from protocol.gamedef import load_game
@@ -87,11 +87,12 @@ def margins(agent: Agent) -> tuple[np.ndarray, float]:
     return alternatives[held] - best, sg.pot
 
 
-def make_agent(bp) -> Agent:
+def make_agent(bp, settings: SolveSettings | None = None) -> Agent:
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     clock.hands = 20
     # The all-in here is the safe gadget's test spot: solved, not answered by the call rule.
-    return Agent(GAME, Pipeline(bp, SolvingStage(np.random.default_rng(0)), seed=0, call_rule=False), clock, seed=0)
+    stage = SolvingStage(np.random.default_rng(0), settings=settings)
+    return Agent(GAME, Pipeline(bp, stage, seed=0, call_rule=False), clock, seed=0)
 
 
 def test_first_solve_keeps_every_opponent_hand_below_its_blueprint_value():
@@ -100,6 +101,26 @@ def test_first_solve_keeps_every_opponent_hand_below_its_blueprint_value():
     assert decision.source == FIRST_GADGET
     found, pot = margins(agent)
     assert found.min() >= -0.005 * pot
+
+
+@pytest.mark.parametrize("gadget", ["maxmargin", "resolve"])
+def test_every_offered_gadget_keeps_the_same_bound(gadget):
+    agent = make_agent(NavigableStandIn(), SolveSettings(gadget=gadget, iterations=400))
+    decision = agent.decide(parse_matchstate(SHOVE, GAME))
+    assert decision.source == f"blueprint-{gadget}"
+    assert agent.hand.notes["solve"].solver.iterations == 400
+    found, pot = margins(agent)
+    assert found.min() >= -0.005 * pot
+
+
+@pytest.mark.parametrize(
+    "settings, wrong",
+    [(SolveSettings(gadget="unsafe"), "unknown gadget"), (SolveSettings(unsafe_weight=-1), "unsafe weight"),
+     (SolveSettings(iterations=3), "at least")],
+)  # fmt: skip
+def test_solve_settings_name_what_is_wrong(settings, wrong):
+    with pytest.raises(ValueError, match=wrong):
+        settings.validated()
 
 
 def test_an_unsafe_first_solve_breaks_the_same_bound():

@@ -87,8 +87,8 @@ def test_a_solved_decision_says_where_its_row_came_from():
 
 def test_a_solve_below_the_iteration_floor_is_not_played(monkeypatch):
     """A solve cut off before MIN_ITERATIONS answers with the blueprint's row instead."""
-    monkeypatch.setattr("agent.solving.MIN_ITERATIONS", 10**9)
     agent = make_agent(hands=20)
+    monkeypatch.setattr("agent.solving.MIN_ITERATIONS", 10**9)
     assert agent.decide(parse_matchstate(RIVER, GAME)).source == "blueprint"
 
 
