@@ -13,13 +13,16 @@ from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
-#: agent.strategy.ACTION_FLOOR, solver.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS and
-#: agent.safety.SAFE_GADGETS, copied so that --help loads neither the agent nor numpy
-#: (tests/test_help.py checks they agree).
+#: agent.strategy.ACTION_FLOOR, solver.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
+#: agent.safety.SAFE_GADGETS and agent.pipeline.ALL_IN_RULES, copied so that --help loads
+#: neither the agent nor numpy (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01
 SAFE_ITERATIONS = 300
 SAFE_GADGETS = ("maxmargin-unsafe", "maxmargin", "resolve")
+ALL_IN_RULES = ("equity", "solve")
+ALL_IN_HELP = ("facing an all-in with nothing left to decide: equity calls when the equity against the modelled "
+               "range pays the price, solve solves the spot safe on the turn and river (default equity)")
 
 CONNECT_DESCRIPTION = """\
 Connects to an ACPC dealer's seat port (protocol 2.0.0) and plays heads-up no-limit
@@ -108,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
+    p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
     p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
@@ -138,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--blueprint-only", action="store_true", help="the agent never solves subgames")
     q.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
+    q.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
     q.add_argument("--time-budget", type=float, default=7.0, help="the agent's seconds per hand, as a dealer's (default 7)")
     q.add_argument("--target", type=float, default=None, help="average seconds per hand the agent aims at (default budget / 4)")
     q.add_argument("--equity-samples", type=int, default=200, help="LBR's equity samples preflop and on the flop (default 200)")
@@ -167,7 +172,7 @@ def connect(args: argparse.Namespace) -> int:
         strategist = build_strategist(
             game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from,
             action_floor=args.action_floor,
-            solve=SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations).validated(),
+            solve=SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations).validated(), all_in=args.all_in,
         )
     except (ValueError, PipelineError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)
@@ -224,7 +229,7 @@ def lbr(args: argparse.Namespace) -> int:
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
         records = load_records(args.out, config) if args.out is not None else []
         strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
-                                      action_floor=args.action_floor)
+                                      action_floor=args.action_floor, all_in=args.all_in)
     except (ValueError, PipelineError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2

@@ -65,6 +65,11 @@ ALLIN = 5
 
 #: Where solving may start (``agent connect --solve-from``), in rounds before the last.
 SOLVE_FROM = {"river": 0, "turn": 1}
+#: How the agent answers an all-in with nothing left to decide (``agent connect --all-in``):
+#: ``equity`` calls exactly the hands whose equity against the modelled range pays the
+#: price (:mod:`agent.allin`); ``solve`` solves the spot safe like any other subgame
+#: where :func:`solves_here` (the turn and the river), the blueprint before.
+ALL_IN_RULES = ("equity", "solve")
 
 
 def solves_here(state: State, rounds_early: int = 0) -> bool:
@@ -261,10 +266,11 @@ def warm_up_blueprint(blueprint: BlueprintSource) -> None:
 
 def build_strategist(
     game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river",
-    action_floor: float = ACTION_FLOOR, solve: SolveSettings | None = None,
+    action_floor: float = ACTION_FLOOR, solve: SolveSettings | None = None, all_in: str = ALL_IN_RULES[0],
 ) -> Pipeline:
     """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`;
-    ``solve``: how its safe solves run (default :class:`agent.solving.SolveSettings`).
+    ``solve``: how its safe solves run (default :class:`agent.solving.SolveSettings`);
+    ``all_in``: one of :data:`ALL_IN_RULES`.
 
     Raises:
         PipelineError: if the game is not heads-up no-limit or the blueprint cannot be
@@ -272,6 +278,8 @@ def build_strategist(
     """
     if game.num_players != 2 or not game.is_nolimit:
         raise PipelineError("the agent plays heads-up no-limit games only")
+    if all_in not in ALL_IN_RULES:
+        raise PipelineError(f"unknown all-in rule {all_in!r} (expected one of {', '.join(ALL_IN_RULES)})")
     blueprint = load_blueprint(blueprint_path)
     warm_up_blueprint(blueprint)
     bp = blueprint.tree.game
@@ -287,4 +295,5 @@ def build_strategist(
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     warm_up(threads=threads)
     solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads, settings=solve)
-    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor)
+    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor,
+                    call_rule=all_in == "equity")

@@ -64,6 +64,7 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     import agent.cli
     import precompute.cli
     import solver.cli
+    from agent.pipeline import ALL_IN_RULES
     from agent.safety import SAFE_GADGETS
     from agent.solving import SAFE_ITERATIONS
     from agent.strategy import ACTION_FLOOR
@@ -78,6 +79,7 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     assert agent.cli.ACTION_FLOOR == ACTION_FLOOR and WARMUP == GUARD_WARMUP
     assert agent.cli.UNSAFE_WEIGHT == UNSAFE_WEIGHT
     assert agent.cli.SAFE_ITERATIONS == SAFE_ITERATIONS and agent.cli.SAFE_GADGETS == SAFE_GADGETS
+    assert agent.cli.ALL_IN_RULES == ALL_IN_RULES
     assert set(precompute.cli.PRESET_NAMES) == set(PRESETS)
     assert (precompute.cli.DEFAULT_ACTIONS, precompute.cli.QUICK_ITERATIONS) == (DEFAULT_ACTIONS, QUICK_ITERATIONS)
     assert (*CFR_PRESETS, "mccfr", *ALGORITHMS) == solver.cli.ALGORITHMS

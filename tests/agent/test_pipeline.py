@@ -3,7 +3,10 @@ opponent's range along the path, and the fallback when the hand leaves the tree.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from agent.pipeline import Pipeline
 from agent.policy import Agent
@@ -168,3 +171,11 @@ def test_the_pipeline_plays_thresholded_blueprint_rows():
     assert (rows[rows.sum(axis=1) > 0] < 0.2).any()  # the stand-in has rare actions to drop
     live = kept.sum(axis=1) > 0
     assert not ((kept[live] > 0) & (kept[live] < 0.2 - 1e-4)).any()
+
+
+def test_an_unknown_all_in_rule_is_named_before_anything_loads():
+    from agent.pipeline import PipelineError, build_strategist
+
+    with pytest.raises(PipelineError, match="unknown all-in rule 'guess'"):
+        build_strategist(load_game("holdem.nolimit.2p"), Path("no/such/blueprint"), blueprint_only=False, seed=0,
+                         all_in="guess")  # fmt: skip
