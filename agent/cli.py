@@ -13,8 +13,8 @@ from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
-#: agent.strategy.ACTION_FLOOR, solver.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS and
-#: agent.safety.SAFE_GADGETS, copied so that --help loads neither the agent nor numpy
+#: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS and
+#: solver.subgame.alternatives.SAFE_GADGETS, copied so that --help loads neither the agent nor numpy
 #: (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01

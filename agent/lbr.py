@@ -21,7 +21,7 @@ probability that the policy folds to the bet (read from the policy at the state 
 the bet) and ``wp′`` the equity against the range that does not fold.  A non-fold
 answer is treated as a call.  Ties between values go to the earlier action of fold,
 call, then raises from small to large.  Pot-fraction raises are sized as everywhere in
-this project (:meth:`solver.abstraction.ActionAbstraction.raise_sizes`: a fraction of
+this project (:meth:`solver.bets.ActionAbstraction.raise_sizes`: a fraction of
 the pot after calling, clamped to the legal range).
 
 Equity: :class:`TabularEquity` is exact for games :mod:`solver.deals` can enumerate
@@ -43,8 +43,8 @@ from scipy import stats
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
-from solver.abstraction import ActionAbstraction
 from solver.bestresponse import check_strategy
+from solver.bets import ActionAbstraction
 from solver.deals import CardSpace
 from solver.ranges import TabularGame
 from solver.tree import DECISION, pot_shares

@@ -185,12 +185,12 @@ class Pipeline:
 
 
     def _alternatives(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray | None] | None:
-        """The blueprint's alternatives for a first solve (:func:`agent.safety.blueprint_alternatives`),
+        """The blueprint's alternatives for a first solve (:func:`solver.subgame.alternatives.blueprint_alternatives`),
         or None when the blueprint cannot give them (a source without the tree navigation
         of :class:`precompute.blueprint.Blueprint`)."""
         if not (hasattr(self.blueprint, "child") and hasattr(self.blueprint, "actions")):
             return None
-        from agent.safety import blueprint_alternatives
+        from solver.subgame.alternatives import blueprint_alternatives
 
         def at(state: State) -> np.ndarray | None:
             found = self._walk(hand, state, me)

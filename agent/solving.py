@@ -9,7 +9,7 @@ then followed while the opponent stays inside the subgame's tree; a new round or
 opponent bet the tree does not hold (nested solving) gets a new solve rooted at the
 real state.  Our bet sizes in every solve of a hand are scaled by one factor drawn
 at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  Every solve
-is safe (:mod:`agent.safety`): the first of a hand keeps each opponent hand's value
+is safe (:mod:`solver.subgame.alternatives`): the first of a hand keeps each opponent hand's value
 below what it gets against the blueprint (Maxmargin, alternatives from the blueprint;
 unsafe only where the blueprint's subtree cannot be valued), every later one below
 what it got against the last solve (Estimated-Maxmargin with gifts).
@@ -28,14 +28,14 @@ import numpy as np
 import structlog
 
 from agent.policy import HandContext
-from agent.safety import GADGET_KERNEL, SAFE_GADGETS, estimated_alternatives, safe_hook
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
-from solver.abstraction import ActionAbstraction, draw_size_scale, parse_abstraction
+from solver.bets import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance, translate_action
-from solver.gadgets import UNSAFE_WEIGHT
-from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, estimated_alternatives, safe_hook
+from solver.subgame.gadgets import UNSAFE_WEIGHT
+from solver.subgame.range_solver import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
 log = structlog.get_logger("agent.solving")
@@ -68,7 +68,7 @@ class SolveSettings:
     """How the agent's safe solves are run (``agent connect --gadget/--unsafe-weight/--solve-iterations``).
 
     Attributes:
-        gadget: the root gadget of every safe solve, one of :data:`agent.safety.SAFE_GADGETS`.
+        gadget: the root gadget of every safe solve, one of :data:`solver.subgame.alternatives.SAFE_GADGETS`.
         unsafe_weight: weight of the modelled range beside the margins (``maxmargin-unsafe``).
         iterations: a safe solve stops after this many iterations (or at its deadline).
     """

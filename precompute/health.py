@@ -45,7 +45,7 @@ from precompute.equity import runout_histograms
 from protocol.cards import cards_str
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, eval_tables, fast_rank_hand, rank_range
 from solver.artifacts import ArtifactError, load_artifact
-from solver.mccfr import CHECKPOINT_KIND, SampledDeals
+from solver.cfr.mccfr import CHECKPOINT_KIND, SampledDeals
 from solver.tree import CHANCE, DECISION
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")

@@ -30,8 +30,8 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from protocol.gamedef import GameDef
-from solver.abstraction import ActionAbstraction
 from solver.atomics import fetch_add
+from solver.bets import ActionAbstraction
 from solver.deals import CardSpace, card_space
 from solver.range_terminals import CARD_SLOTS, card_pairs, compatible_weight, ranked_weights
 from solver.tree import (

@@ -47,7 +47,7 @@ from bench_subgame import COARSE, GAME, checked_to
 from protocol.cards import parse_cards
 from solver.range_terminals import compatible_weight, ranked_weights
 from solver.ranges import BEST_RESPONSE, EVALUATE, READ, RECORD, UPDATE, _frontier_task, _frontier_tasks, regret_match, walk
-from solver.subgame import Subgame, SubgameSolver, build_subgame
+from solver.subgame.range_solver import Subgame, SubgameSolver, build_subgame
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 
 

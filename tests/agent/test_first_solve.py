@@ -1,4 +1,4 @@
-"""The hand's first subgame is solved safe against the blueprint's values (agent.safety)."""
+"""The hand's first subgame is solved safe against the blueprint's values (solver.subgame.alternatives)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 
 from agent.pipeline import Pipeline
 from agent.policy import Agent
-from agent.safety import FIRST_GADGET, blueprint_alternatives
 from agent.solving import SolveSettings, SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.fasteval import HOLE_PAIRS, rank_range
@@ -15,7 +14,8 @@ from protocol.gamedef import load_game
 from protocol.rules import Action, ActionType
 from protocol.wire import parse_matchstate
 from solver.follow import TranslationMemory, skip_chance, walk
-from solver.gadgets import hand_weights
+from solver.subgame.alternatives import FIRST_GADGET, blueprint_alternatives
+from solver.subgame.gadgets import hand_weights
 from solver.tree import DECISION
 from tests.agent.test_pipeline import StandInBlueprint
 

@@ -26,9 +26,9 @@ from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.handrank import rank_hand
 from protocol.rules import CALL, initial_state, raise_to
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION
 

@@ -9,11 +9,11 @@ from agent.lbr import HoldemEquity, LocalBestResponse, _public, deal_hand, lbr_s
 from agent.lbr_policy import AgentRangePolicy
 from agent.pipeline import Pipeline
 from agent.policy import Agent
-from agent.safety import GADGET
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import HOLE_PAIRS
 from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
+from solver.subgame.alternatives import GADGET
 from tests.agent.test_pipeline import GAME, StandInBlueprint
 
 DECK = np.arange(52)

@@ -13,7 +13,7 @@ from dealer.bots import raise_policy
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, ActionType, State, initial_state, with_cards
 from protocol.wire import format_view, parse_matchstate
-from solver.abstraction import parse_abstraction
+from solver.bets import parse_abstraction
 from solver.follow import TranslationMemory, real_actions, walk
 from solver.tree import build_tree
 from tests.agent.placeholder import StrengthStrategist

@@ -12,12 +12,12 @@ import pytest
 
 from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
 from agent.policy import Agent
-from agent.safety import GADGET, estimated_alternatives
 from agent.solving import MIN_ITERATIONS, SolvingStage, warm_up
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
-from solver.subgame import SubgameSolver, build_subgame
+from solver.subgame.alternatives import GADGET, estimated_alternatives
+from solver.subgame.range_solver import SubgameSolver, build_subgame
 from tests.agent.test_pipeline import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")

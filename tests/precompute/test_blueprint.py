@@ -15,8 +15,8 @@ from precompute.treecache import ARRAYS, LazyStates, cached_tree
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
-from solver.abstraction import parse_abstraction
 from solver.artifacts import load_artifact, read_header
+from solver.bets import parse_abstraction
 from solver.tree import build_tree
 
 QUICK = ["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--block", "512"]

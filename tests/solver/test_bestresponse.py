@@ -14,7 +14,7 @@ from solver.bestresponse import (
     exploitability,
     tabulate_policy,
 )
-from solver.cfr import DCFR, CFRSolver
+from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION, layout
 from tests.solver.games import TINY_HOLDEM

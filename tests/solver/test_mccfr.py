@@ -12,8 +12,7 @@ from protocol.cards import deck
 from protocol.gamedef import load_game
 from protocol.rules import CALL, LIMIT_RAISE
 from solver.bestresponse import expand_buckets, exploitability
-from solver.deals import deal_indices, sample_deals
-from solver.mccfr import (
+from solver.cfr.mccfr import (
     PLAIN,
     MCCFRConfig,
     MCCFRSolver,
@@ -21,6 +20,7 @@ from solver.mccfr import (
     pluribus_schedule,
     table_abstraction,
 )
+from solver.deals import deal_indices, sample_deals
 from solver.ranges import tabular_game
 from solver.tree import DECISION, FOLD_END
 from tests.solver.games import TINY_HOLDEM

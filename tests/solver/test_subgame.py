@@ -12,12 +12,12 @@ from protocol.cards import parse_cards
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, initial_state, raise_to, with_cards
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import EVALUATE, _frontier_tasks, tabular_game
-from solver.spot import load_spot
-from solver.subgame import CheckSchedule, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.spot import load_spot
 from solver.tree import DECISION
 
 LEDUC_NL = load_game("leduc.nolimit.2p")

@@ -127,7 +127,7 @@ def table_abstraction(name: str, tables: Sequence[np.ndarray]) -> CardAbstractio
 
 class TraversalTree(NamedTuple):
     """The betting tree's arrays as the traversal kernels read them (shared with
-    :mod:`solver.mccfr_parallel`)."""
+    :mod:`solver.cfr.mccfr_parallel`)."""
 
     kind: np.ndarray
     player: np.ndarray
@@ -200,7 +200,7 @@ def traverse(
     Mutates ``regret`` (traverser's nodes), ``avg`` (others' nodes), ``rng`` and the
     work arrays ``frames``, ``at``, ``sums``.  The other players act by regret
     matching on ``others`` (read only): ``regret`` itself, or a snapshot of it when
-    two traversers run at once (:mod:`solver.mccfr_parallel`).
+    two traversers run at once (:mod:`solver.cfr.mccfr_parallel`).
     ``buckets`` is (players, rounds), ``ranks`` (players,).
     """
     m = knobs.max_actions
