@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent.policy import Agent
+from agent.player import Agent
 from agent.strategy import RangeStrategy, legalize, quantize
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, DecisionLogWriter, private_hands, read_decision_log
@@ -127,15 +127,15 @@ def test_each_hand_draws_from_its_own_stream():
     assert len(set(every.values())) > 1  # the strategy is mixed: the draws decide
 
 
-def test_the_pipeline_restarts_its_streams_each_hand():
-    from agent.pipeline import Pipeline
+def test_the_strategist_restarts_its_streams_each_hand():
     from agent.solving import SolvingStage
+    from agent.strategist import AgentStrategist
 
     def states(warm: int) -> tuple:
-        pipeline = Pipeline(StandIn(), SolvingStage(np.random.default_rng(0)), seed=4)
-        pipeline.rng.random(warm), pipeline.solving.rng.random(warm)  # earlier hands' draws
-        pipeline.start_hand(12, 1)
-        return pipeline.rng.random(), pipeline.solving.rng.random()
+        strategist = AgentStrategist(StandIn(), SolvingStage(np.random.default_rng(0)), seed=4)
+        strategist.rng.random(warm), strategist.solving.rng.random(warm)  # earlier hands' draws
+        strategist.start_hand(12, 1)
+        return strategist.rng.random(), strategist.solving.rng.random()
 
     first = states(0)
     assert states(7) == first and first[0] != first[1]

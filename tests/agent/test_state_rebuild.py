@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agent.loop import play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.rules import initial_state
