@@ -274,7 +274,7 @@ def showdown_chips(state: State, seat: int) -> tuple[float, float, float]:
     return tuple(pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1]))  # type: ignore[return-value]
 
 
-def _public(state: State, board: tuple[int, ...]) -> State:
+def public_state(state: State, board: tuple[int, ...]) -> State:
     """``state`` without hole cards and with the board dealt so far."""
     return with_cards(state, ((),) * state.game.num_players, board[: state.game.board_cards_through(state.round)])
 
@@ -329,7 +329,7 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
         chips = np.where(mine > space.final_rank, outcome[0], np.where(mine == space.final_rank, outcome[1], outcome[2]))
         return float((w * chips).sum())
     board = tuple(space.boards[r][b].tolist()) if space.game.board_cards_through(r) else ()
-    public = _public(state, board)
+    public = public_state(state, board)
     if state.current_player == seat:
         action = lbr.act(public, tuple(space.hands[walk.hand].tolist()), weights)
         return _exact(walk, state.apply(action), r, b, w, weights)
@@ -411,7 +411,7 @@ def play_hand(
     opponent.start(state, 1 - seat, gen)
     weights, seen, last = lbr.initial_range(holes[seat]), 0, 0
     while not state.finished:
-        public = _public(state, board)
+        public = public_state(state, board)
         if len(public.board) > seen:
             weights, seen = lbr.deal(weights, public.board), len(public.board)
         if state.current_player == seat:

@@ -174,24 +174,9 @@ class SolvingStage:
 
     # --- following a solution -----------------------------------------------------------
 
-    @staticmethod
-    def _actions_since(root_betting: str, state: State) -> list[Action] | None:
-        """The real actions taken after a subgame's root (None if ``state`` is not below it)."""
-        if not state.betting.startswith(root_betting):
-            return None
-        replay = initial_state(state.game, state.hand_number)
-        flat = [a for round_actions in state.actions for a in round_actions]
-        done = 0
-        for action in flat:
-            if replay.betting == root_betting:
-                break
-            replay = replay.apply(action)
-            done += 1
-        return flat[done:] if replay.betting == root_betting else None
-
     def _follow(self, active: ActiveSolve, state: State) -> int | None:
         """The subgame node of ``state`` if every action since the root is in the tree."""
-        actions = self._actions_since(active.root_betting, state)
+        actions = actions_since(active.root_betting, state)
         if actions is None:
             return None
         tree = active.subgame.tree
@@ -221,7 +206,7 @@ class SolvingStage:
         off-tree bet counts as its pseudoharmonic neighbour), else from the blueprint."""
         if active is None:
             return view.opponent_reach
-        actions = self._actions_since(active.root_betting, state)
+        actions = actions_since(active.root_betting, state)
         sg, tree = active.subgame, active.subgame.tree
         reach = active.solver.ranges[1 - self._me(active)].copy()
         node = 0
@@ -272,7 +257,7 @@ class SolvingStage:
         ranges[ranges.sum(axis=1) <= 0] = 1.0  # a line the model thought impossible: assume any hand
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
         if previous is not None:
-            since = self._actions_since(previous.root_betting, state)
+            since = actions_since(previous.root_betting, state)
             found = None if since is None else estimated_alternatives(previous.solver, since, state.board, me)
             if found is None:
                 return _Run(solver, None, "nested-unsafe")
@@ -333,6 +318,22 @@ class SolvingStage:
                  kind=run.kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, seconds, budget,
                            exploitability)
+
+
+def actions_since(root_betting: str, state: State) -> list[Action] | None:
+    """The real actions taken after the betting ``root_betting`` (a subgame's root), or None
+    if ``state`` is not below it."""
+    if not state.betting.startswith(root_betting):
+        return None
+    replay = initial_state(state.game, state.hand_number)
+    flat = [a for round_actions in state.actions for a in round_actions]
+    done = 0
+    for action in flat:
+        if replay.betting == root_betting:
+            break
+        replay = replay.apply(action)
+        done += 1
+    return flat[done:] if replay.betting == root_betting else None
 
 
 def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:

@@ -62,11 +62,11 @@ from solver.ranges import (
     discounts,
     kernel_arrays,
     normalized,
-    split_values,
     tabular_layout,
     walk,
 )
 from solver.subgame.gadgets import hand_weights
+from solver.subgame.split import split_values
 from solver.tree import CHANCE, DECISION, BettingTree, build_tree, path_from_root, skip_chance
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent.lbr import HoldemEquity, LocalBestResponse, _public, deal_hand, lbr_setting, play_hand
+from agent.lbr import HoldemEquity, LocalBestResponse, deal_hand, lbr_setting, play_hand, public_state
 from agent.lbr_policy import AgentRangePolicy
 from agent.player import Agent
 from agent.strategist import AgentStrategist
@@ -71,7 +71,7 @@ def test_hypothetical_questions_do_not_change_the_real_line():
         state, gen = deal_hand(GAME, DECK, i, seed=5)
         replay.start(state, 1 - i % 2, gen)
         while not state.finished:
-            public = _public(state, state.board)
+            public = public_state(state, state.board)
             if state.current_player == i % 2:
                 action = lbr.played[i, public.betting]
             else:
@@ -86,7 +86,7 @@ def test_hypothetical_questions_do_not_change_the_real_line():
 def test_a_bet_lbr_asked_about_and_then_makes_reuses_the_answer():
     policy, bp = _policy()
     state, gen = deal_hand(GAME, DECK, 0, seed=5)
-    public = _public(state, ())
+    public = public_state(state, ())
     policy.start(state, 1 - public.current_player, gen)  # LBR opens
     bet = public.apply(raise_to(250))  # between the stand-in tree's sizes: translated with a random draw
     notes, drawn = dict(policy.agent.hand.notes), policy.strategist.rng.bit_generator.state
@@ -118,12 +118,12 @@ def test_river_questions_solve_on_a_copy_and_the_bet_made_reuses_the_solve():
         state, gen = deal_hand(GAME, DECK, number, seed=5)
         policy.start(state, 1 - lbr_seat, gen)
         while not (state.round == 3 and state.current_player == lbr_seat) and not state.finished:
-            public = _public(state, state.board)
+            public = public_state(state, state.board)
             state = state.apply(policy.act(public) if state.current_player != lbr_seat else CALL)
         if not state.finished and state.raise_bounds() is not None:
             break
     assert not state.finished and state.raise_bounds() is not None
-    public = _public(state, state.board)
+    public = public_state(state, state.board)
     real_solve = agent.hand.notes.get("solve")
     bounds = public.raise_bounds()
     asked = {size: policy(public.apply(raise_to(size))) for size in (bounds[0] + 37, bounds[1])}

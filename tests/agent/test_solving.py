@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agent.player import Agent
-from agent.solving import MIN_ITERATIONS, SolvingStage, warm_up
+from agent.solving import MIN_ITERATIONS, SolvingStage, actions_since, warm_up
 from agent.strategist import SOLVE_FROM, AgentStrategist, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -155,7 +155,7 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     bet = next(a for a in active.subgame.tree.actions(0) if a.kind.name == "RAISE")
     odd = f"r{bet.size * 2 + 37}"
     raised = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/{bet}{odd}:AsKd|/2c7hKs/9d", GAME)
-    since = SolvingStage._actions_since(active.root_betting, raised.state)
+    since = actions_since(active.root_betting, raised.state)
     assert estimated_alternatives(active.solver, since, raised.state.board, 0) is None
     decision = agent.decide(raised)
     assert decision.source == "nested-unsafe" and agent.hand.notes["solve"] is not active
@@ -167,11 +167,11 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
     # A fresh interpreter, so no earlier test has compiled it already.
     script = (
         "from agent.solving import warm_up\n"
-        "from solver.ranges import _frontier_values\n"
+        "from solver.subgame.split import frontier_values\n"
         "warm_up(threads=1)\n"
-        "print(len(_frontier_values.signatures))\n"
+        "print(len(frontier_values.signatures))\n"
         "warm_up(threads=2)\n"
-        "print(len(_frontier_values.signatures))\n"
+        "print(len(frontier_values.signatures))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

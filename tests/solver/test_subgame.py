@@ -15,8 +15,9 @@ from protocol.rules import CALL, initial_state, raise_to, with_cards
 from solver.bestresponse import exploitability
 from solver.bets import parse_abstraction
 from solver.cfr.fullwidth import DCFR, CFRSolver
-from solver.ranges import EVALUATE, _frontier_tasks, tabular_game
+from solver.ranges import EVALUATE, tabular_game
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.split import frontier_tasks
 from solver.subgame.spot import load_spot
 from solver.tree import DECISION
 
@@ -128,7 +129,7 @@ def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
 
 def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
-    first, order = _frontier_tasks(sg.arrays, sg.cards)
+    first, order = frontier_tasks(sg.arrays, sg.cards)
     assert sorted(order.tolist()) == list(range(first[-1]))
     boards = np.diff(first)
     assert (boards == sg.space.n_boards[1]).all()  # every frontier node deals the one board card

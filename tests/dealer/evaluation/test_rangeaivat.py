@@ -280,7 +280,7 @@ def test_holdem_margins_match_exact_counts():
     # Swapping suits (clubs <-> spades, hearts <-> diamonds) keeps the class of a matchup.
     a, b = np.array([[0, 5], [12, 13]]), np.array([[20, 41], [50, 51]])
     swap = np.array([(c // 4) * 4 + (3 - c % 4) for c in range(52)])
-    np.testing.assert_array_equal(margins._canonical(a, b), margins._canonical(swap[a], swap[b]))
+    np.testing.assert_array_equal(margins.canonical_matchups(a, b), margins.canonical_matchups(swap[a], swap[b]))
 
 
 def holdem_ranged_policy(state: State) -> Distribution:
