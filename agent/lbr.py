@@ -43,18 +43,12 @@ from scipy import stats
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
-from solver.bestresponse import check_strategy
 from solver.bets import ActionAbstraction
 from solver.deals import CardSpace
-from solver.ranges import TabularGame
-from solver.tree import DECISION, pot_shares
+from solver.tree import pot_shares
 
 #: policy(public state) -> (actions, probabilities (n_hands, n_actions)) for the player to act.
 RangePolicy = Callable[[State], tuple[list[Action], np.ndarray]]
-
-
-class OffTreeError(ValueError):
-    """The tabular policy has no node for this betting sequence."""
 
 
 @dataclass(frozen=True)
@@ -243,29 +237,6 @@ class LocalBestResponse:
             return CALL
         candidates = self.values(public, hand, weights)
         return max(candidates, key=lambda c: c[1])[0]  # max keeps the first of equal values
-
-
-def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
-    """A full-range policy reading a tabular strategy (``TabularGame`` layout) over ``tg.space.hands``.
-
-    Raises:
-        ValueError: if the strategy does not fit the game; the returned policy raises
-            :class:`OffTreeError` at a betting sequence the tree does not hold.
-    """
-    s = check_strategy(tg, strategy)
-    tree, space, lay = tg.tree, tg.space, tg.layout
-    node_of = {tree.states[n].betting: int(n) for n in np.flatnonzero(tree.kind == DECISION)}
-
-    def policy(public: State) -> tuple[list[Action], np.ndarray]:
-        node = node_of.get(public.betting)
-        if node is None:
-            raise OffTreeError(f"betting {public.betting!r} is not in the policy's tree")
-        _, b = space.board_index(public.board[: public.game.board_cards_through(public.round)])
-        n_a = int(tree.child_count[node])
-        start = lay.offset[node] + b * space.n_hands * n_a
-        return tree.actions(node), s[start : start + space.n_hands * n_a].reshape(space.n_hands, n_a)
-
-    return policy
 
 
 def showdown_chips(state: State, seat: int) -> tuple[float, float, float]:

@@ -193,14 +193,3 @@ class Blueprint:
         return out
 
 
-def read_recipe_hash(path: Path = RECIPE_PATH) -> str:
-    """The ``content_hash:`` line of a RECIPE.md (the shipped blueprint's arrays' SHA-256).
-
-    Raises:
-        ArtifactError: if the file has no such line.
-    """
-    for line in path.read_text().splitlines():
-        if line.strip().startswith("content_hash:"):
-            return line.split(":", 1)[1].strip().strip("`")
-    raise ArtifactError(f"{path} records no 'content_hash:' line")
-

@@ -115,16 +115,6 @@ def identity_abstraction(space: CardSpace) -> CardAbstraction:
     return CardAbstraction("identity", tuple(space.rows(r) for r in range(space.game.num_rounds)), buckets)
 
 
-def table_abstraction(name: str, tables: Sequence[np.ndarray]) -> CardAbstraction:
-    """Buckets looked up in per-round (boards, hands) tables (see ``expand_buckets``)."""
-    tables = [np.asarray(t, np.int64) for t in tables]
-
-    def buckets(deals: SampledDeals) -> np.ndarray:
-        return np.stack([t[deals.boards[:, r, None], deals.hands] for r, t in enumerate(tables)], axis=-1)
-
-    return CardAbstraction(name, tuple(int(t.max()) + 1 for t in tables), buckets)
-
-
 class TraversalTree(NamedTuple):
     """The betting tree's arrays as the traversal kernels read them (shared with
     :mod:`solver.cfr.mccfr_parallel`)."""

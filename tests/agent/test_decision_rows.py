@@ -13,6 +13,7 @@ from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
 from protocol.wire import parse_matchstate
 from tests.agent.placeholder import StrengthStrategist
+from tests.protocol.test_decisions import probability_of
 
 GAME = load_game("holdem.nolimit.2p")
 # One hand seen by position 0 (big blind in this game): three decisions, the last on the flop.
@@ -56,7 +57,7 @@ def test_full_range_rows(tmp_path):
         # The distribution the agent sampled from is exactly the row of the hand it holds.
         held = index[tuple(sorted(match.my_cards))]
         assert [p for _, p in d.probs] == list(strategy[held])
-        assert d.probability_of(d.taken) > 0
+        assert probability_of(d, d.taken) > 0
         # Weights: the agent's own reach of every hand on this line, 0 where blocked.
         reach = np.where(blocked, 0.0, reach)
         assert np.allclose(weights, reach, rtol=1e-6)

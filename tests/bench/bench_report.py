@@ -46,11 +46,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import repo_root  # noqa: F401  (the repository on sys.path, for tests.*)
 
 from dealer.bots import POLICIES
-from dealer.evaluation.simulate import simulate_match
 from protocol.cards import deck
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import simulate_match
 
 REFERENCE_NAME = "holdem.nolimit.2p.reverse_blinds.game"
 TARGETS_MS = {"chance only": 2.0, "logged σ": 5.0}

@@ -14,13 +14,12 @@ import pytest
 
 from dealer import equitybot
 from dealer.bots import CARD_INDEPENDENT, POLICIES, declared
-from dealer.evaluation.aivat import evaluate_match
-from dealer.evaluation.simulate import simulate_match
 from dealer.policy import Distribution
 from protocol.cards import parse_cards
 from protocol.decisions import CARD_DEPENDENT, read_decision_log
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, ActionType, State, initial_state, raise_to, with_cards
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 
 GAME = load_game("holdem.nolimit.2p")
 EQUITY = POLICIES["equity"]

@@ -18,8 +18,8 @@ from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import EVALUATE, tabular_game
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.subgame.split import frontier_tasks
-from solver.subgame.spot import load_spot
 from solver.tree import DECISION
+from tests.solver.spot import load_spot
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
 ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")

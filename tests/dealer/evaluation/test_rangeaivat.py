@@ -15,15 +15,15 @@ from functools import cache, lru_cache
 import numpy as np
 import pytest
 
-from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex, evaluate_match
+from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex
 from dealer.evaluation.rangeaivat import CheckDown, SeatValues
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError, CheckDownValue
 from dealer.policy import Distribution
 from protocol.cards import card_rank, deck
 from protocol.decisions import ROW_TOTAL, LoggedRange
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, LIMIT_RAISE, State, initial_state, raise_to
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 
 LEDUC = load_game("leduc.limit.2p")
 NL_LEDUC = load_game("leduc.nolimit.2p")
