@@ -13,8 +13,8 @@ from protocol.arguments import port
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
-#: agent.strategy.ACTION_FLOOR, solver.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
-#: agent.safety.SAFE_GADGETS and agent.pipeline.ALL_IN_RULES, copied so that --help loads
+#: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
+#: solver.subgame.alternatives.SAFE_GADGETS and agent.strategist.ALL_IN_RULES, copied so that --help loads
 #: neither the agent nor numpy (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01
@@ -155,9 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def connect(args: argparse.Namespace) -> int:
     from agent.loop import play
-    from agent.pipeline import PipelineError, build_strategist
-    from agent.policy import Agent
+    from agent.player import Agent
     from agent.solving import SolveSettings
+    from agent.strategist import StrategistError, build_strategist
     from agent.timing import TimeLimits, TimeManager
     from protocol.client import Connection
     from protocol.decisions import CARD_DEPENDENT, DecisionLogWriter
@@ -174,7 +174,7 @@ def connect(args: argparse.Namespace) -> int:
             action_floor=args.action_floor,
             solve=SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations).validated(), all_in=args.all_in,
         )
-    except (ValueError, PipelineError) as exc:
+    except (ValueError, StrategistError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)
         return 2
     agent = Agent(game, strategist, TimeManager(limits), seed=args.seed)
@@ -208,8 +208,8 @@ def connect(args: argparse.Namespace) -> int:
 def lbr(args: argparse.Namespace) -> int:
     from agent.lbr_policy import AgentRangePolicy
     from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of
-    from agent.pipeline import PipelineError, build_strategist
-    from agent.policy import Agent
+    from agent.player import Agent
+    from agent.strategist import StrategistError, build_strategist
     from agent.timing import TimeLimits, TimeManager
     from protocol.progress import Progress
 
@@ -230,7 +230,7 @@ def lbr(args: argparse.Namespace) -> int:
         records = load_records(args.out, config) if args.out is not None else []
         strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
                                       action_floor=args.action_floor, all_in=args.all_in)
-    except (ValueError, PipelineError, RunError) as exc:
+    except (ValueError, StrategistError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2
     policy = AgentRangePolicy(Agent(game, strategist, TimeManager(limits), seed=args.seed))

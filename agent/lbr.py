@@ -21,7 +21,7 @@ probability that the policy folds to the bet (read from the policy at the state 
 the bet) and ``wp′`` the equity against the range that does not fold.  A non-fold
 answer is treated as a call.  Ties between values go to the earlier action of fold,
 call, then raises from small to large.  Pot-fraction raises are sized as everywhere in
-this project (:meth:`solver.abstraction.ActionAbstraction.raise_sizes`: a fraction of
+this project (:meth:`solver.bets.ActionAbstraction.raise_sizes`: a fraction of
 the pot after calling, clamped to the legal range).
 
 Equity: :class:`TabularEquity` is exact for games :mod:`solver.deals` can enumerate
@@ -43,18 +43,12 @@ from scipy import stats
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
-from solver.abstraction import ActionAbstraction
-from solver.bestresponse import check_strategy
+from solver.bets import ActionAbstraction
 from solver.deals import CardSpace
-from solver.ranges import TabularGame
-from solver.tree import DECISION, pot_shares
+from solver.tree import pot_shares
 
 #: policy(public state) -> (actions, probabilities (n_hands, n_actions)) for the player to act.
 RangePolicy = Callable[[State], tuple[list[Action], np.ndarray]]
-
-
-class OffTreeError(ValueError):
-    """The tabular policy has no node for this betting sequence."""
 
 
 @dataclass(frozen=True)
@@ -245,36 +239,13 @@ class LocalBestResponse:
         return max(candidates, key=lambda c: c[1])[0]  # max keeps the first of equal values
 
 
-def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
-    """A full-range policy reading a tabular strategy (``TabularGame`` layout) over ``tg.space.hands``.
-
-    Raises:
-        ValueError: if the strategy does not fit the game; the returned policy raises
-            :class:`OffTreeError` at a betting sequence the tree does not hold.
-    """
-    s = check_strategy(tg, strategy)
-    tree, space, lay = tg.tree, tg.space, tg.layout
-    node_of = {tree.states[n].betting: int(n) for n in np.flatnonzero(tree.kind == DECISION)}
-
-    def policy(public: State) -> tuple[list[Action], np.ndarray]:
-        node = node_of.get(public.betting)
-        if node is None:
-            raise OffTreeError(f"betting {public.betting!r} is not in the policy's tree")
-        _, b = space.board_index(public.board[: public.game.board_cards_through(public.round)])
-        n_a = int(tree.child_count[node])
-        start = lay.offset[node] + b * space.n_hands * n_a
-        return tree.actions(node), s[start : start + space.n_hands * n_a].reshape(space.n_hands, n_a)
-
-    return policy
-
-
 def showdown_chips(state: State, seat: int) -> tuple[float, float, float]:
     """``seat``'s chips at the finished showdown ``state`` if it wins, ties, loses (the rules' pot splitting)."""
     spent, folded = np.array(state.spent, np.int64), np.array(state.folded)
     return tuple(pot_shares(spent, folded, np.array(x[:: 1 - 2 * seat], np.int64))[seat] for x in ([1, 0], [0, 0], [0, 1]))  # type: ignore[return-value]
 
 
-def _public(state: State, board: tuple[int, ...]) -> State:
+def public_state(state: State, board: tuple[int, ...]) -> State:
     """``state`` without hole cards and with the board dealt so far."""
     return with_cards(state, ((),) * state.game.num_players, board[: state.game.board_cards_through(state.round)])
 
@@ -329,7 +300,7 @@ def _exact(walk: _Walk, state: State, r: int, b: int, w: np.ndarray, weights: np
         chips = np.where(mine > space.final_rank, outcome[0], np.where(mine == space.final_rank, outcome[1], outcome[2]))
         return float((w * chips).sum())
     board = tuple(space.boards[r][b].tolist()) if space.game.board_cards_through(r) else ()
-    public = _public(state, board)
+    public = public_state(state, board)
     if state.current_player == seat:
         action = lbr.act(public, tuple(space.hands[walk.hand].tolist()), weights)
         return _exact(walk, state.apply(action), r, b, w, weights)
@@ -411,7 +382,7 @@ def play_hand(
     opponent.start(state, 1 - seat, gen)
     weights, seen, last = lbr.initial_range(holes[seat]), 0, 0
     while not state.finished:
-        public = _public(state, board)
+        public = public_state(state, board)
         if len(public.board) > seen:
             weights, seen = lbr.deal(weights, public.board), len(public.board)
         if state.current_player == seat:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.pipeline import Pipeline
-from agent.policy import Agent, HandContext
+from agent.player import Agent, HandContext
+from agent.strategist import AgentStrategist
 from agent.strategy import RangeStrategy
 from protocol.decisions import ROW_TOTAL
 from protocol.rules import Action, State, with_cards
@@ -63,20 +63,20 @@ class AgentRangePolicy:
     """A :data:`agent.lbr.RangePolicy` and :class:`agent.lbr.Opponent` backed by an :class:`Agent`.
 
     Args:
-        agent: the agent, its strategist a :class:`Pipeline` (whose generators are saved
+        agent: the agent, its strategist a :class:`AgentStrategist` (whose generators are saved
             and restored around hypothetical questions).
 
     Attributes:
         questions: answers computed (real and hypothetical) since construction.
-        sources: real decisions per pipeline stage (``blueprint``, ``unsafe`` ...).
+        sources: real decisions per strategist stage (``blueprint``, ``unsafe`` ...).
         agent_seconds: time the agent spent on its real decisions (what a match would cost it).
     """
 
     def __init__(self, agent: Agent) -> None:
-        if not isinstance(agent.strategist, Pipeline):
-            raise TypeError("the LBR adapter needs the agent's Pipeline strategist")
+        if not isinstance(agent.strategist, AgentStrategist):
+            raise TypeError("the LBR adapter needs the agent's own strategist (AgentStrategist)")
         self.agent = agent
-        self.pipeline: Pipeline = agent.strategist
+        self.strategist: AgentStrategist = agent.strategist
         self.seat, self.cards = 0, ()
         self._answers: dict[str, _Answer] = {}
         self._played: set[str] = set()
@@ -145,8 +145,8 @@ class AgentRangePolicy:
         return MatchState(self.seat, with_cards(public, tuple(holes), public.board))
 
     def _generators(self) -> list[np.random.Generator]:
-        solving = self.pipeline.solving
-        return [self.pipeline.rng] + ([solving.rng] if solving is not None else [])
+        solving = self.strategist.solving
+        return [self.strategist.rng] + ([solving.rng] if solving is not None else [])
 
     def _save(self) -> _Saved:
         return _Saved(tuple(copy.deepcopy(g.bit_generator.state) for g in self._generators()), self.agent.clock.used)

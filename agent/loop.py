@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import structlog
 
-from agent.policy import Agent, AgentDecision
+from agent.player import Agent, AgentDecision
 from protocol.client import Connection
 from protocol.decisions import ROW_TOTAL, DecisionLogWriter, LoggedRange
 from protocol.rules import CALL

@@ -9,7 +9,7 @@ then followed while the opponent stays inside the subgame's tree; a new round or
 opponent bet the tree does not hold (nested solving) gets a new solve rooted at the
 real state.  Our bet sizes in every solve of a hand are scaled by one factor drawn
 at the hand's first solve, uniform in ±[0, 8%] (bet-size randomization).  Every solve
-is safe (:mod:`agent.safety`): the first of a hand keeps each opponent hand's value
+is safe (:mod:`solver.subgame.alternatives`): the first of a hand keeps each opponent hand's value
 below what it gets against the blueprint (Maxmargin, alternatives from the blueprint;
 unsafe only where the blueprint's subtree cannot be valued), every later one below
 what it got against the last solve (Estimated-Maxmargin with gifts).
@@ -23,19 +23,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import structlog
 
-from agent.policy import HandContext
-from agent.safety import GADGET_KERNEL, SAFE_GADGETS, estimated_alternatives, safe_hook
+from agent.blueprint_view import BlueprintView
+from agent.player import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state
-from solver.abstraction import ActionAbstraction, draw_size_scale, parse_abstraction
+from solver.bets import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance, translate_action
-from solver.gadgets import UNSAFE_WEIGHT
-from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, blueprint_alternatives, estimated_alternatives, safe_hook
+from solver.subgame.gadgets import UNSAFE_WEIGHT, GadgetHook
+from solver.subgame.range_solver import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
 log = structlog.get_logger("agent.solving")
@@ -43,7 +45,7 @@ log = structlog.get_logger("agent.solving")
 #: Bet sizes of the real-time subgames.  Measured on 2 shared cores (load 12), a river
 #: subgame with these sizes costs about 10-35 ms per DCFR iteration, a turn subgame
 #: with even two sizes and one raise 0.7 s, so solving starts on the river (see
-#: :func:`agent.pipeline.solves_here`).
+#: :func:`agent.strategist.solves_here`).
 SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
 #: Bet sizes of a subgame rooted before the last round while raises are still possible
 #: (``--solve-from turn``): one pot-sized bet or raise and all-in per round.  A turn
@@ -68,7 +70,7 @@ class SolveSettings:
     """How the agent's safe solves are run (``agent connect --gadget/--unsafe-weight/--solve-iterations``).
 
     Attributes:
-        gadget: the root gadget of every safe solve, one of :data:`agent.safety.SAFE_GADGETS`.
+        gadget: the root gadget of every safe solve, one of :data:`solver.subgame.alternatives.SAFE_GADGETS`.
         unsafe_weight: weight of the modelled range beside the margins (``maxmargin-unsafe``).
         iterations: a safe solve stops after this many iterations (or at its deadline).
     """
@@ -96,6 +98,14 @@ class SolveSettings:
     def later_kind(self) -> str:
         """The decision log's name of a later solve: the gadget with the last solve's estimates."""
         return f"estimated-{self.gadget}"
+
+
+class _Run(NamedTuple):
+    """A solve in progress: its solver, its root gadget (None: unsafe) and its kind for the log."""
+
+    solver: SubgameSolver
+    hook: GadgetHook | None
+    kind: str
 
 
 @dataclass
@@ -139,24 +149,20 @@ class SolvingStage:
         early = state.round < state.game.num_rounds - 1 and state.raise_bounds() is not None
         return self.early_abstraction if early else self.abstraction
 
-    def strategy(
-        self, match, hand: HandContext, clock: TimeManager, opponent_range: Callable[[State], np.ndarray],
-        alternatives: Callable[[State], np.ndarray | None] | None = None,
-    ) -> RangeStrategy | None:
+    def strategy(self, match, hand: HandContext, clock: TimeManager, view: BlueprintView) -> RangeStrategy | None:
         """The strategy at the agent's decision ``match``, or None if no solve produced one
         in time (the caller then plays the blueprint).
 
-        ``opponent_range(state)``: the opponent's range (HOLE_PAIRS order) at ``state``
-        under the strategies assumed before the hand's first solve.
-        ``alternatives(state)``: the opponent's alternatives in chips (HOLE_PAIRS order)
-        for a first solve rooted at ``state`` (None, or returning None: solve it unsafe).
+        ``view``: the blueprint at this decision, with the opponent's range along the
+        translated path (the range of a hand's first solve) and, where the blueprint can
+        value its subtree, what a first solve's safe alternatives are computed from.
         """
         state = match.state
         active: ActiveSolve | None = hand.notes.get("solve")
         node = self._follow(active, state) if active is not None else None
         fresh = node is None
         if node is None:
-            active = self._solve(match, hand, clock, active, opponent_range, alternatives)
+            active = self._solve(match, hand, clock, active, view)
             if active is None:
                 return None
             hand.notes["solve"] = active
@@ -168,24 +174,9 @@ class SolvingStage:
 
     # --- following a solution -----------------------------------------------------------
 
-    @staticmethod
-    def _actions_since(root_betting: str, state: State) -> list[Action] | None:
-        """The real actions taken after a subgame's root (None if ``state`` is not below it)."""
-        if not state.betting.startswith(root_betting):
-            return None
-        replay = initial_state(state.game, state.hand_number)
-        flat = [a for round_actions in state.actions for a in round_actions]
-        done = 0
-        for action in flat:
-            if replay.betting == root_betting:
-                break
-            replay = replay.apply(action)
-            done += 1
-        return flat[done:] if replay.betting == root_betting else None
-
     def _follow(self, active: ActiveSolve, state: State) -> int | None:
         """The subgame node of ``state`` if every action since the root is in the tree."""
-        actions = self._actions_since(active.root_betting, state)
+        actions = actions_since(active.root_betting, state)
         if actions is None:
             return None
         tree = active.subgame.tree
@@ -209,15 +200,13 @@ class SolvingStage:
         rows = self._node_rows(active, node, board)
         return np.stack([active.subgame.to_hole_pairs(rows[:, a]) for a in range(rows.shape[1])], axis=1)
 
-    def _opponent_range(
-        self, active: ActiveSolve | None, state: State, opponent_range: Callable[[State], np.ndarray]
-    ) -> np.ndarray:
+    def _opponent_range(self, active: ActiveSolve | None, state: State, view: BlueprintView) -> np.ndarray:
         """The opponent's range at ``state`` (HOLE_PAIRS order): through the last solve
         when there is one (its strategy at each opponent decision since its root; an
         off-tree bet counts as its pseudoharmonic neighbour), else from the blueprint."""
         if active is None:
-            return opponent_range(state)
-        actions = self._actions_since(active.root_betting, state)
+            return view.opponent_reach
+        actions = actions_since(active.root_betting, state)
         sg, tree = active.subgame, active.subgame.tree
         reach = active.solver.ranges[1 - self._me(active)].copy()
         node = 0
@@ -249,14 +238,41 @@ class SolvingStage:
 
     # --- solving ------------------------------------------------------------------------------
 
-    def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray):
+    def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray) -> GadgetHook:
         """The safe root hook of a new subgame with these settings' gadget."""
         return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight, self.settings.gadget)
 
+    def _start(
+        self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
+        scale: float,
+    ) -> _Run:
+        """Build the subgame at ``state`` (``me`` to act) and its solver from the two
+        ranges (``ranges_hp``, HOLE_PAIRS order, by player), and pick the root gadget:
+        against the last solve's estimates (a later solve), the blueprint's values (a
+        hand's first solve), or none (unsafe) where those cannot be had."""
+        subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale)
+        ranges = np.zeros((2, subgame.n_hands))
+        for player in range(2):
+            ranges[player] = subgame.from_hole_pairs(ranges_hp[player])
+        ranges[ranges.sum(axis=1) <= 0] = 1.0  # a line the model thought impossible: assume any hand
+        solver = SubgameSolver(subgame, ranges, threads=self.threads)
+        if previous is not None:
+            since = actions_since(previous.root_betting, state)
+            found = None if since is None else estimated_alternatives(previous.solver, since, state.board, me)
+            if found is None:
+                return _Run(solver, None, "nested-unsafe")
+            hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+            return _Run(solver, hook, self.settings.later_kind)
+        alternatives = None
+        if view.valuer is not None and view.node is not None:
+            alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me])
+        if alternatives is None:
+            return _Run(solver, None, "unsafe")
+        return _Run(solver, self._hook(subgame, ranges, me, alternatives), self.settings.first_kind)
+
     def _solve(
-        self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None,
-        opponent_range: Callable[[State], np.ndarray], alternatives: Callable[[State], np.ndarray | None] | None,
-    ) -> ActiveSolve | None:  # fmt: skip
+        self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None, view: BlueprintView,
+    ) -> ActiveSolve | None:
         state = match.state
         budget = clock.solve_budget()
         if budget <= 0:
@@ -264,49 +280,31 @@ class SolvingStage:
         if hand.scale is None:
             hand.scale = draw_size_scale(self.rng, SIZE_JITTER)
         me = match.position
-        our_range = hand.reach
-        their_range = self._opponent_range(previous, state, opponent_range)
+        ranges_hp = np.zeros((2, len(hand.reach)))
+        ranges_hp[me] = hand.reach
+        ranges_hp[1 - me] = self._opponent_range(previous, state, view)
         scale = hand.scale
-        since = self._actions_since(previous.root_betting, state) if previous is not None else None
-        safe = previous is not None and since is not None
-        first: list[np.ndarray | None] = [None]  # the first solve's alternatives, once found
-        estimated = [False]  # whether a later solve found the last one's estimates
 
-        def work(deadline: Deadline, publish: Callable[[SubgameSolver], None]) -> SubgameSolver:
+        def work(deadline: Deadline, publish: Callable[[_Run], None]) -> _Run:
             # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
-            subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale)
-            ranges = np.zeros((2, subgame.n_hands))
-            ranges[me] = subgame.from_hole_pairs(our_range)
-            ranges[1 - me] = subgame.from_hole_pairs(their_range)
-            empty = ranges.sum(axis=1) <= 0
-            ranges[empty] = 1.0  # a line the model thought impossible: assume any hand
-            solver = SubgameSolver(subgame, ranges, threads=self.threads)
-            hook = None
-            if safe:  # a later solve of the hand: safe, with the last solve's estimates
-                found = estimated_alternatives(previous.solver, since, state.board, me)
-                if found is not None:
-                    hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
-                    estimated[0] = True
-            elif previous is None and alternatives is not None:
-                first[0] = alternatives(state)
-                if first[0] is not None:
-                    hook = self._hook(subgame, ranges, me, first[0])
+            run = self._start(state, me, previous, view, ranges_hp, scale)
             while not deadline.expired():
-                solver.iterate(1, hook)
-                publish(solver)
+                run.solver.iterate(1, run.hook)
+                publish(run)
                 # The plain subgame's exploitability says nothing of a gadget's margins.
-                if hook is None and solver.iterations % CHECK_EVERY == 0 and solver.exploitability() <= TARGET_PCT:
+                if run.hook is None and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
                     break
-                if hook is not None and solver.iterations >= self.settings.iterations:
+                if run.hook is not None and run.solver.iterations >= self.settings.iterations:
                     break
-            return solver
+            return run
 
         started = time.perf_counter()
-        solver, _ = run_with_deadline(work, Deadline(budget))
+        run, _ = run_with_deadline(work, Deadline(budget))
         seconds = time.perf_counter() - started
-        if solver is None or not solver.iterations:
+        if run is None or not run.solver.iterations:
             log.warning("subgame solve produced no iteration in time; playing the blueprint", budget=budget)
             return None
+        solver = run.solver
         # A barely-iterated average is mostly its first, uniform iterations: not played.
         # How far from equilibrium the answer is inside its own subgame (the modelled
         # ranges, no gadget) goes to the decision log: a safe solve optimises margins
@@ -316,14 +314,26 @@ class SolvingStage:
             log.info("solve too short to play; playing the blueprint", hand=hand.number, iterations=solver.iterations,
                      exploitability=round(exploitability, 2))
             return None
-        if previous is None:
-            kind = self.settings.first_kind if first[0] is not None else "unsafe"
-        else:
-            kind = self.settings.later_kind if estimated[0] else "nested-unsafe"
-        log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3), kind=kind)
-        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), kind, seconds, budget,
+        log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3),
+                 kind=run.kind)
+        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, seconds, budget,
                            exploitability)
 
+
+def actions_since(root_betting: str, state: State) -> list[Action] | None:
+    """The real actions taken after the betting ``root_betting`` (a subgame's root), or None
+    if ``state`` is not below it."""
+    if not state.betting.startswith(root_betting):
+        return None
+    replay = initial_state(state.game, state.hand_number)
+    flat = [a for round_actions in state.actions for a in round_actions]
+    done = 0
+    for action in flat:
+        if replay.betting == root_betting:
+            break
+        replay = replay.apply(action)
+        done += 1
+    return flat[done:] if replay.betting == root_betting else None
 
 
 def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:

@@ -1,6 +1,6 @@
 """Range strategies: what the agent plays at a node with every private hand it could hold.
 
-A :class:`RangeStrategy` is the output of every stage of the decision pipeline
+A :class:`RangeStrategy` is the output of every stage of the strategist
 (blueprint, subgame solve, fallback): concrete actions and one row of probabilities
 per private hand (:func:`protocol.decisions.private_hands` order).  Here it is made
 legal (:func:`legalize`: raise sizes clamped through ``State.raise_bounds``, a fold
@@ -22,7 +22,7 @@ from protocol.rules import CALL, Action, ActionType, State, raise_to
 class RangeStrategy:
     """``probs[h, i]``: probability of ``actions[i]`` holding private hand ``h``.
 
-    ``source`` names the pipeline stage that made it (``blueprint``, ``unsafe``,
+    ``source`` names the strategist's stage that made it (``blueprint``, ``unsafe``,
     ``maxmargin``, ``fallback`` ...), for the decision log and the figures; ``detail``
     says more for a person reading the hand (blueprint node and bucket, the solve's
     iterations and seconds ...): JSON-like values only, it goes into the decision log.

@@ -274,7 +274,7 @@ def _runouts(hole: tuple[int, ...], board: tuple[int, ...]) -> np.ndarray:
 
 #: The last few rounds ranked (a hand asks for each round's again at every later decision).
 _STREETS: OrderedDict[tuple[tuple[int, ...], tuple[int, ...]], _Street] = OrderedDict()
-_STREETS_KEPT = 8
+STREETS_KEPT = 8
 
 
 def _street(hole: tuple[int, ...], board: tuple[int, ...]) -> _Street:
@@ -290,7 +290,7 @@ def _street(hole: tuple[int, ...], board: tuple[int, ...]) -> _Street:
     strength = _mean_percentiles(ranks)
     street = _Street(ranks, strength, np.argsort(-strength, kind="stable"))
     _STREETS[key] = street
-    if len(_STREETS) > _STREETS_KEPT:
+    if len(_STREETS) > STREETS_KEPT:
         _STREETS.popitem(last=False)
     return street
 

@@ -282,7 +282,7 @@ class MatchServer:
             self._say(f"ERROR: could not read version string from seat {seat.index + 1}")
             raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent no version line")
         parts = line[len("VERSION:") :].split(".") if line.startswith("VERSION:") else []
-        numbers = [_leading_int(p) for p in parts[:3]]
+        numbers = [leading_int(p) for p in parts[:3]]
         if len(numbers) < 3 or None in numbers:
             self._say(f"ERROR: invalid version string {printable(line)}")
             raise MatchAborted(f"seat {seat.index + 1} ({seat.name}) sent {line[:80]!r} instead of VERSION:2.0.0")
@@ -596,7 +596,7 @@ def _silenced(stream: TextIO) -> TextIO:
     return stream
 
 
-def _leading_int(text: str) -> int | None:
+def leading_int(text: str) -> int | None:
     """sscanf("%u")-like: the integer at the start of ``text``, or None.
 
     Like ``strtoul`` a number too long to hold is clamped (to 10**18, far above any version).

@@ -10,7 +10,7 @@ A blueprint is one artifact (kind ``"blueprint"``, :mod:`solver.artifacts`) hold
   (:class:`precompute.cardbuckets.BlueprintCards`); river buckets are hand-strength
   percentiles computed on the fly;
 
-and in its header the game, the action abstraction (``solver.abstraction`` text),
+and in its header the game, the action abstraction (``solver.bets`` text),
 the number of river buckets and the training recipe (command, seed, iterations).
 Training is :mod:`precompute.blueprint_train` (``precompute blueprint``).
 
@@ -48,8 +48,8 @@ from precompute.cardbuckets import BlueprintCards
 from precompute.treecache import cached_tree
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import Action, ActionType
-from solver.abstraction import parse_abstraction
 from solver.artifacts import ArtifactError, decompressed, load_artifact
+from solver.bets import parse_abstraction
 from solver.tree import DECISION, BettingTree, Layout, layout, skip_chance
 
 BLUEPRINT_KIND = "blueprint"
@@ -192,15 +192,4 @@ class Blueprint:
         out[free] = rows / rows.sum(axis=1, keepdims=True)
         return out
 
-
-def read_recipe_hash(path: Path = RECIPE_PATH) -> str:
-    """The ``content_hash:`` line of a RECIPE.md (the shipped blueprint's arrays' SHA-256).
-
-    Raises:
-        ArtifactError: if the file has no such line.
-    """
-    for line in path.read_text().splitlines():
-        if line.strip().startswith("content_hash:"):
-            return line.split(":", 1)[1].strip().strip("`")
-    raise ArtifactError(f"{path} records no 'content_hash:' line")
 

@@ -3,10 +3,10 @@
 Into one output folder OUT:
 
 1. ``OUT/cards/``: the card abstraction's bucket maps for preflop, flop and turn
-   (:func:`precompute.abstraction.build_abstraction`, preset ``blueprint``, or
+   (:func:`precompute.bucketing.build_abstraction`, preset ``blueprint``, or
    ``blueprint-quick`` for ``--quick``); river buckets are hand strength on the fly.
 2. ``OUT/checkpoint.mccfr``: external-sampling MCCFR
-   (:class:`solver.mccfr_parallel.ParallelMCCFRSolver`: two threads, deterministic
+   (:class:`solver.cfr.mccfr_parallel.ParallelMCCFRSolver`: two threads, deterministic
    blocks) with the Pluribus schedule scaled to ``schedule_iterations`` (default:
    ``iterations``) and the average strategy kept on preflop and flop (turn and river
    play the current strategy, as Pluribus does after its first round).  A checkpoint
@@ -41,17 +41,17 @@ from typing import Any
 import numpy as np
 import structlog
 
-from precompute.abstraction import PRESETS, build_abstraction
 from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
+from precompute.bucketing import PRESETS, build_abstraction
 from precompute.cardbuckets import BlueprintCards
 from precompute.treecache import cached_tree
 from protocol.cards import deck
 from protocol.gamedef import GameDef
 from protocol.progress import Progress
-from solver.abstraction import parse_abstraction
 from solver.artifacts import load_artifact, read_header, save_artifact
-from solver.mccfr import CHECKPOINT_KIND, MCCFRConfig, pluribus_schedule
-from solver.mccfr_parallel import ParallelMCCFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.mccfr import CHECKPOINT_KIND, MCCFRConfig, pluribus_schedule
+from solver.cfr.mccfr_parallel import ParallelMCCFRSolver
 
 #: Dense preflop and flop, one size on turn and river (the agent re-solves those).
 DEFAULT_ACTIONS = "0.5,1,2,4/0.5,1/1/1;allin;cap=4,3,2,2"

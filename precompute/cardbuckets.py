@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from precompute.abstraction import BOARD_CARDS, KIND, ROUND_NAMES, AbstractionError, check_game, round_indexer
+from precompute.bucketing import BOARD_CARDS, KIND, ROUND_NAMES, AbstractionError, check_game, round_indexer
 from precompute.handstrength import hand_strength, range_strength, strength_bucket, strength_buckets
 from precompute.isomorphism import WORK_SIZE, IndexerTables, index_hand
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, EvalTables, eval_tables, range_ranks, rank_range
 from protocol.gamedef import GameDef
 from solver.artifacts import ArtifactError, load_artifact
-from solver.mccfr import CardAbstraction, SampledDeals
+from solver.cfr.mccfr import CardAbstraction, SampledDeals
 
 
 @njit(cache=True, nogil=True)
@@ -93,7 +93,7 @@ class BlueprintCards:
         return cls((maps[0], maps[1], maps[2]), n_river)
 
     def abstraction(self, name: str) -> CardAbstraction:
-        """The :class:`solver.mccfr.CardAbstraction` MCCFR samples deals through."""
+        """The :class:`solver.cfr.mccfr.CardAbstraction` MCCFR samples deals through."""
         tables = eval_tables()
         ix = [i.tables for i in self.indexers]
 

@@ -14,7 +14,7 @@ from protocol.gamedef import load_game
 
 # The builders (numpy, numba) load when a command runs, not for --help; these copies of
 # their constants are checked against them in tests/precompute/test_cli_help.py.
-#: precompute.abstraction.PRESETS.
+#: precompute.bucketing.PRESETS.
 PRESET_NAMES = ("blueprint", "blueprint-quick", "full", "small")
 #: precompute.blueprint_train.DEFAULT_ACTIONS and QUICK_ITERATIONS.
 DEFAULT_ACTIONS = "0.5,1,2,4/0.5,1/1/1;allin;cap=4,3,2,2"
@@ -208,7 +208,7 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _abstraction(args: argparse.Namespace) -> int:
-    from precompute.abstraction import PRESETS, AbstractionConfig, build_abstraction
+    from precompute.bucketing import PRESETS, AbstractionConfig, build_abstraction
 
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file, not a folder")
@@ -238,8 +238,8 @@ def _abstraction(args: argparse.Namespace) -> int:
 
 def _blueprint(args: argparse.Namespace) -> int:
     from precompute.blueprint_train import TrainConfig, train_blueprint, write_recipe
-    from solver.abstraction import parse_abstraction
     from solver.artifacts import compress
+    from solver.bets import parse_abstraction
 
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file, not a folder")
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)  # --help and usage errors end here, before any builder loads
     args.argv = argv
-    from precompute.abstraction import AbstractionError
+    from precompute.bucketing import AbstractionError
     from solver.artifacts import ArtifactError
 
     try:

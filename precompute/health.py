@@ -45,7 +45,7 @@ from precompute.equity import runout_histograms
 from protocol.cards import cards_str
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, eval_tables, fast_rank_hand, rank_range
 from solver.artifacts import ArtifactError, load_artifact
-from solver.mccfr import CHECKPOINT_KIND, SampledDeals
+from solver.cfr.mccfr import CHECKPOINT_KIND, SampledDeals
 from solver.tree import CHANCE, DECISION
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
@@ -346,7 +346,7 @@ def hand_classes() -> np.ndarray:
     return np.unique(hi * 26 + lo * 2 + suited, return_inverse=True)[1]
 
 
-def _ranked(equity: np.ndarray, share: float, top: bool) -> np.ndarray:
+def ranked_share(equity: np.ndarray, share: float, top: bool) -> np.ndarray:
     """The ``share`` of the 1,326 hands with the highest (``top``) or lowest equity (bool mask)."""
     order = np.argsort(-equity if top else equity, kind="stable")
     mask = np.zeros(NUM_HOLE_PAIRS, bool)
@@ -536,7 +536,7 @@ def probe_top_decile(bp: Blueprint, equity: np.ndarray) -> Probe:
     """(c) Fold rate of the top decile facing a preflop all-in: every preflop node where
     the opponent is all-in, each top-decile hand weighted by how often its own play gets there."""
     t = bp.tree
-    top = _ranked(equity, TOP_SHARE, top=True)
+    top = ranked_share(equity, TOP_SHARE, top=True)
     buckets = bp.cards.range_buckets(0, ())
     folded = reached = 0.0
     worst = (-1.0, 0)
@@ -568,7 +568,7 @@ def probe_open_shove(bp: Blueprint, equity: np.ndarray) -> Probe:
     s, n = int(t.child_start[root]), int(t.child_count[root])
     stack = t.game.stack[int(t.player[root])]
     shoves = [a for a in range(n) if t.edge_action[s + a] == 2 and t.edge_size[s + a] >= stack]
-    bottom = _ranked(equity, BOTTOM_SHARE, top=False)
+    bottom = ranked_share(equity, BOTTOM_SHARE, top=False)
     probs = bp.range_strategy(root, ())
     per_hand = probs[:, shoves].sum(axis=1) if shoves else np.zeros(NUM_HOLE_PAIRS)
     figure = float(per_hand[bottom].mean())

@@ -249,7 +249,7 @@ def unindex_hand(t: IndexerTables, index: int, cards: np.ndarray, work: np.ndarr
 
 
 @njit(cache=True)
-def _index_many(t: IndexerTables, hands: np.ndarray, out: np.ndarray) -> None:
+def index_many(t: IndexerTables, hands: np.ndarray, out: np.ndarray) -> None:
     """Index each row of ``hands`` (int (N, sum(rounds))) into ``out`` (int64 (N,), mutated)."""
     work = np.empty(WORK_SIZE, np.int64)
     for i in range(hands.shape[0]):
@@ -257,7 +257,7 @@ def _index_many(t: IndexerTables, hands: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _unindex_many(t: IndexerTables, indices: np.ndarray, out: np.ndarray) -> None:
+def unindex_many(t: IndexerTables, indices: np.ndarray, out: np.ndarray) -> None:
     """Canonical hand of each of ``indices`` (int64 (N,)) into ``out`` (int64 (N, cards), mutated)."""
     work = np.empty(WORK_SIZE, np.int64)
     for i in range(len(indices)):
@@ -356,7 +356,7 @@ class HandIndexer:
         if (ordered[:, 1:] == ordered[:, :-1]).any():
             raise ValueError("a hand holds the same card twice")
         out = np.empty(len(array), np.int64)
-        _index_many(self.tables, array, out)
+        index_many(self.tables, array, out)
         return int(out[0]) if single else out
 
     def unindex(self, indices: np.ndarray | int) -> np.ndarray:
@@ -370,5 +370,5 @@ class HandIndexer:
         if flat.size and (flat.min() < 0 or flat.max() >= self.size):
             raise ValueError(f"indices for rounds {self.rounds} are 0..{self.size - 1}")
         out = np.empty((flat.size, self.num_cards), np.int64)
-        _unindex_many(self.tables, flat, out)
+        unindex_many(self.tables, flat, out)
         return out[0] if array.ndim == 0 else out.reshape(*array.shape, self.num_cards)

@@ -5,7 +5,7 @@ Building the shipped blueprint's tree (about 106,000 nodes, every fact from
 :func:`cached_tree` builds the tree once and keeps its arrays in one ``.npz`` under a
 cache folder, named by a hash of everything the tree depends on: the game, the action
 abstraction, and the source of the modules that build it (``solver.tree``,
-``solver.abstraction``, ``protocol.rules``), so an edit of the rules or of the tree
+``solver.bets``, ``protocol.rules``), so an edit of the rules or of the tree
 builder rebuilds it instead of reading a stale copy.
 
 A tree read back holds :class:`LazyStates` for ``states``: each node's rules
@@ -25,11 +25,11 @@ import numpy as np
 import structlog
 
 import protocol.rules
-import solver.abstraction
+import solver.bets
 import solver.tree
 from protocol.gamedef import GameDef, format_gamedef
 from protocol.rules import Action, ActionType, State, initial_state
-from solver.abstraction import ActionAbstraction
+from solver.bets import ActionAbstraction
 from solver.tree import BettingTree, build_tree
 
 log = structlog.get_logger("precompute.treecache")
@@ -86,7 +86,7 @@ class LazyStates:
 def tree_key(game: GameDef, abstraction: ActionAbstraction | None) -> str:
     """The cache name of the tree of ``game`` and ``abstraction`` with today's tree code."""
     digest = hashlib.sha256(f"{FORMAT}\n{format_gamedef(game)}\n{abstraction.spec() if abstraction else ''}\n".encode())
-    for module in (solver.tree, solver.abstraction, protocol.rules):
+    for module in (solver.tree, solver.bets, protocol.rules):
         digest.update(Path(module.__file__ or "").read_bytes())
     return digest.hexdigest()[:24]
 

@@ -143,15 +143,6 @@ class Decision:
     seconds: float | None = None
     detail: dict | None = None
 
-    def probability_of(self, action: str) -> float:
-        """Probability the seat had of sending ``action`` (wire form)."""
-        total = sum(p for a, p in self.probs if a == action)
-        if self.uniform_raise is not None and action.startswith("r") and action[1:].lstrip("-").isdigit():
-            mass, low, high = self.uniform_raise
-            if low <= int(action[1:]) <= high:
-                total += mass / (high - low + 1)
-        return total
-
 
 class DecisionLogWriter:
     """Appends decisions to a log, flushing each one.

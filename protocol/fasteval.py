@@ -155,7 +155,7 @@ def _row_sums(t: EvalTables, hands: np.ndarray, h: int, n: int) -> tuple[int, in
 
 
 @njit(cache=True)
-def _rank_batch(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> bool:
+def rank_rows(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> bool:
     """Rank each row of ``hands`` (int (N, n)) into ``out`` (int32 (N,), mutated).
 
     Returns False if some row holds a card outside 0..51 or the same card twice (``out``
@@ -175,14 +175,14 @@ def _rank_batch(t: EvalTables, hands: np.ndarray, out: np.ndarray) -> bool:
 
 @njit(cache=True, parallel=True)
 def _rank_batch_parallel(t: EvalTables, hands: np.ndarray, out: np.ndarray, parts: int) -> bool:
-    """:func:`_rank_batch` over ``parts`` contiguous slices of ``hands`` in parallel (same
+    """:func:`rank_rows` over ``parts`` contiguous slices of ``hands`` in parallel (same
     arguments, same result)."""
     n_hands = hands.shape[0]
     ok = np.empty(parts, np.bool_)
     for k in prange(parts):
         lo = n_hands * k // parts
         hi = n_hands * (k + 1) // parts
-        ok[k] = _rank_batch(t, hands[lo:hi], out[lo:hi])
+        ok[k] = rank_rows(t, hands[lo:hi], out[lo:hi])
     return ok.all()
 
 
@@ -238,7 +238,7 @@ def rank_batch(hands: np.ndarray, tables: EvalTables | None = None, out: np.ndar
     if len(hands) >= PARALLEL_MIN_HANDS and threads > 1:
         ok = _rank_batch_parallel(t, hands, out, threads)
     else:
-        ok = _rank_batch(t, hands, out)
+        ok = rank_rows(t, hands, out)
     if not ok:
         _check_cards(hands)
     return out

@@ -135,6 +135,3 @@ def rank_hand(cards: Sequence[int]) -> int:
     return int(rank_cards(array, array.size))
 
 
-def category_of(rank: int) -> int:
-    """Category index (see :data:`CATEGORY_NAMES`) of a rank from :func:`rank_hand`."""
-    return (rank >> 20) - 1

@@ -419,18 +419,6 @@ def view_for(state: State, position: int) -> MatchState:
     return MatchState(position, state.visible_to(position))
 
 
-def split_reply(line: str, game: GameDef) -> tuple[MatchState, str]:
-    """Split a client's reply ``<matchstate>:<action>`` into the state and raw action text.
-
-    Raises:
-        WireFormatError: if the line does not start with a match state followed by ':'.
-    """
-    match, used = read_matchstate(line, game)
-    if not line.startswith(":", used):
-        raise WireFormatError("the match state is not followed by ':' and an action")
-    return match, line[used + 1 :]
-
-
 def format_reply(match_line: str, action: Action) -> str:
     """The reply to ``match_line``: the exact state text, ``:``, the action."""
     return f"{match_line}:{action}"

@@ -60,11 +60,6 @@ class Exploitability(NamedTuple):
         return self.nash_conv / len(self.values)
 
     @property
-    def nash_conv_mbb(self) -> float:
-        """NashConv in milli-big-blinds per hand."""
-        return 1000.0 * self.nash_conv / self.big_blind
-
-    @property
     def exploitability_mbb(self) -> float:
         """Exploitability (NashConv / players) in milli-big-blinds per hand."""
         return 1000.0 * self.exploitability / self.big_blind

@@ -16,15 +16,15 @@ from solver.experiments.commands import CommandError, add_parsers
 if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
     import numpy as np
 
-    from solver.abstraction import ActionAbstraction
     from solver.bestresponse import Exploitability
+    from solver.bets import ActionAbstraction
     from solver.ranges import TabularGame
     from solver.tree import Layout
 
-#: solver.cfr.PRESETS, "mccfr" and solver.cce.ALGORITHMS, spelled out so that --help
+#: solver.cfr.fullwidth.PRESETS, "mccfr" and solver.cce.cfr_jr.ALGORITHMS, spelled out so that --help
 #: imports no solver (tests/solver/test_cli.py checks they agree).
 ALGORITHMS = ("cfr", "cfr+", "linear", "dcfr", "mccfr", "cfr-jr", "cfr-s")
-#: solver.cce.VARIANTS.
+#: solver.cce.cfr_jr.VARIANTS.
 CCE_VARIANTS = ("plus", "vanilla")
 CCE_ALGORITHMS = ("cfr-jr", "cfr-s")
 DEFAULT_ABSTRACTION = "0.5,1;allin"
@@ -134,7 +134,7 @@ HEADER = (
 
 
 def _abstraction(args: argparse.Namespace, nolimit: bool) -> ActionAbstraction | None:
-    from solver.abstraction import parse_abstraction
+    from solver.bets import parse_abstraction
 
     if not nolimit:
         if args.abstraction:
@@ -175,7 +175,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.checkpoint and args.algo != "mccfr":
         raise UsageError("--checkpoint applies to --algo mccfr only")
     from solver.bestresponse import exploitability
-    from solver.cfr import PRESETS, CFRSolver
+    from solver.cfr.fullwidth import PRESETS, CFRSolver
     from solver.ranges import tabular_game
     from solver.strategies import save_strategy
 
@@ -202,7 +202,7 @@ def _solve(args: argparse.Namespace) -> int:
 def _run_mccfr(args: argparse.Namespace, tg: TabularGame, started: float) -> tuple[np.ndarray, Layout, int]:
     from protocol.cards import deck
     from solver.bestresponse import exploitability
-    from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
+    from solver.cfr.mccfr import PLAIN, MCCFRSolver, identity_abstraction, pluribus_schedule
 
     # Exploitability needs the average strategy on every round, so keep it on all.
     schedule = pluribus_schedule(args.iterations, average_rounds=tg.game.num_rounds) if args.schedule == "pluribus" else PLAIN
@@ -230,8 +230,8 @@ def _solve_cce(args: argparse.Namespace, game: GameDef) -> int:
     """CFR-Jr / CFR-S: print the CCE gap curve, save the joint distribution."""
     if args.checkpoint:
         raise UsageError("--checkpoint applies to --algo mccfr only")
-    from solver.cce import CCESolver
-    from solver.cce_game import full_game
+    from solver.cce.cfr_jr import CCESolver
+    from solver.cce.game import full_game
 
     args.variant = args.variant or "plus"
     fg = full_game(game, _abstraction(args, game.is_nolimit))

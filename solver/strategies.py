@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from protocol.gamedef import GameDef
-from solver.abstraction import parse_abstraction
 from solver.artifacts import ArtifactError, load_artifact, save_artifact
+from solver.bets import parse_abstraction
 from solver.tree import BettingTree, Layout, build_tree, layout
 
 STRATEGY_KIND = "strategy"

@@ -7,7 +7,7 @@ Units: a size is a *pot fraction*, the chips a bet or raise adds beyond calling
 divided by the pot after calling (:func:`pot_fraction`).  For a first bet this is the
 paper's convention (the pot before the bet scaled to 1, a pot-sized bet is 1); for a
 raise it is the same rule applied after the call, which is how
-:class:`solver.abstraction.ActionAbstraction` states its sizes, so a translated index
+:class:`solver.bets.ActionAbstraction` states its sizes, so a translated index
 picks the abstraction's action directly.  The check (or call, when facing a bet) is
 size 0 and must be the smallest size A0: never translating small bets down to a
 check is a known exploit.

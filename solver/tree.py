@@ -31,7 +31,7 @@ from protocol.rules import (
     initial_state,
     raise_to,
 )
-from solver.abstraction import ActionAbstraction
+from solver.bets import ActionAbstraction
 
 DECISION, CHANCE, FOLD_END, SHOWDOWN = 0, 1, 2, 3
 #: Trees larger than this are refused: use a coarser action abstraction.

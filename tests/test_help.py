@@ -64,17 +64,17 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     import agent.cli
     import precompute.cli
     import solver.cli
-    from agent.pipeline import ALL_IN_RULES
-    from agent.safety import SAFE_GADGETS
     from agent.solving import SAFE_ITERATIONS
+    from agent.strategist import ALL_IN_RULES
     from agent.strategy import ACTION_FLOOR
     from dealer.evaluation.arguments import WARMUP
     from dealer.evaluation.guard import WARMUP as GUARD_WARMUP
-    from precompute.abstraction import PRESETS
     from precompute.blueprint_train import DEFAULT_ACTIONS, QUICK_ITERATIONS
-    from solver.cce import ALGORITHMS, VARIANTS
-    from solver.cfr import PRESETS as CFR_PRESETS
-    from solver.gadgets import UNSAFE_WEIGHT
+    from precompute.bucketing import PRESETS
+    from solver.cce.cfr_jr import ALGORITHMS, VARIANTS
+    from solver.cfr.fullwidth import PRESETS as CFR_PRESETS
+    from solver.subgame.alternatives import SAFE_GADGETS
+    from solver.subgame.gadgets import UNSAFE_WEIGHT
 
     assert agent.cli.ACTION_FLOOR == ACTION_FLOOR and WARMUP == GUARD_WARMUP
     assert agent.cli.UNSAFE_WEIGHT == UNSAFE_WEIGHT

@@ -49,7 +49,6 @@ import numpy as np
 
 from dealer.bots import CARD_INDEPENDENT, POLICIES, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
-from dealer.evaluation.matchlog import MatchLog
 from dealer.evaluation.rangeaivat import CheckDown, RangeAivat, has_ranges
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, next_board_round
 from dealer.policy import Policy
@@ -231,23 +230,6 @@ class MatchAivat:
         """The same values with the seats (columns) in the order ``seats``."""
         order = [self.seats.index(s) for s in seats]
         return replace(self, seats=tuple(seats), raw=self.raw[:, order], corrections=self.corrections[:, :, order])
-
-
-def evaluate_match(
-    match: MatchLog,
-    decisions: DecisionIndex | None = None,
-    value: ValueFunction | None = None,
-    *,
-    strategies: Mapping[str, Policy] | None = None,
-    max_private_deals: int = 200,
-    full_range: bool = True,
-    seat_values: CheckDown | None = None,
-) -> MatchAivat:
-    """AIVAT values of every hand of ``match`` (see :func:`evaluate_hands`)."""
-    return evaluate_hands(
-        match.name, match.seats, match.hands, decisions, value or CheckDownValue(match.game),
-        strategies=strategies, max_private_deals=max_private_deals, full_range=full_range, seat_values=seat_values,
-    )  # fmt: skip
 
 
 def evaluate_hands(

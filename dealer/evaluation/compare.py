@@ -23,10 +23,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
+from dealer.evaluation.comparison import Comparison, PairedEstimate, PairedLogs
 from dealer.evaluation.estimates import Evaluated, default_decisions, evaluate_logs
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
 from dealer.evaluation.render import fmt_number, fmt_p, print_table, write_json
@@ -128,8 +129,8 @@ def compare_matches(
     blueprint: Path | None = None,
     game_file: str | None = None,
     jobs: int = 1,
-) -> dict[str, Any]:
-    """Pair the logs, print the comparison to ``out`` and return it as a dict.
+) -> Comparison:
+    """Pair the logs, print the comparison to ``out`` and return it.
 
     ``guard`` is off by default: it picks raw chips or AIVAT per log from that log's
     past, and a paired difference cancels only when both logs used the same one.
@@ -152,72 +153,67 @@ def compare_matches(
     pairs = pair_logs(first.logs, base.logs, candidate, baseline)
     big_blind = first.logs[0].game.big_blind
     values = _per_hand(first, base, pairs, candidate, baseline)
-    rows = {}
+    results = {}
     for name, v in values.items():
         diff = summarize(v[:, 0] - v[:, 1], big_blind)
         own = [summarize(v[:, k], big_blind) for k in (0, 1)]
         independent = math.sqrt(own[0].std ** 2 + own[1].std ** 2)
-        rows[name] = {
-            "difference": diff.as_dict(),
-            "candidate": own[0].as_dict(),
-            "baseline": own[1].as_dict(),
-            "pairing_std_reduction": std_reduction(independent, diff.std),
-        }
+        results[name] = PairedEstimate(diff, own[0], own[1], std_reduction(independent, diff.std))
     raw = values["raw"]
     opponents = sorted({s for m in first.logs for s in m.seats} - {candidate})
-    result = {
-        "candidate": candidate,
-        "baseline": baseline,
-        "opponents": opponents,
-        "game": first.logs[0].game_file,
-        "big_blind": big_blind,
-        "pairs": [{"log": str(first.logs[p.a].path), "baseline_log": str(base.logs[p.b].path), "hands": p.hands} for p in pairs],
-        "hands": int(raw.shape[0]),
-        "hands_alike": int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
-        "value_function": first.value_function,
-        "guard": guard,
-        "decision_logs": [str(p) for p in first.decision_files + base.decision_files],
-        "results": rows,
-        "notes": list(dict.fromkeys(first.notes + base.notes)),  # both sets often say the same
-    }
-    _print(result, out)
+    result = Comparison(
+        candidate=candidate,
+        baseline=baseline,
+        opponents=opponents,
+        game=first.logs[0].game_file,
+        big_blind=big_blind,
+        pairs=[PairedLogs(str(first.logs[p.a].path), str(base.logs[p.b].path), p.hands) for p in pairs],
+        hands=int(raw.shape[0]),
+        hands_alike=int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
+        value_function=first.value_function,
+        guard=guard,
+        decision_logs=[str(p) for p in first.decision_files + base.decision_files],
+        results=results,
+        notes=list(dict.fromkeys(first.notes + base.notes)),  # both sets often say the same
+    )
+    print_comparison(result, out)
     if json_path is not None:
-        write_json(json_path, result)
+        write_json(json_path, result.as_dict())
     return result
 
 
-def _print(result: dict[str, Any], out: TextIO) -> None:
-    cand, base = result["candidate"], result["baseline"]
+def print_comparison(result: Comparison, out: TextIO) -> None:
+    """The comparison as a text table with its notes."""
+    cand, base = result.candidate, result.baseline
     same = cand == base
     a_label, b_label = (f"{cand} (first set)", f"{base} (baseline set)") if same else (cand, base)
     print(
-        f"Paired comparison: {a_label} against {b_label}, each facing {', '.join(result['opponents'])} on the same "
-        f"deals - {result['game']} (big blind {result['big_blind']}), {len(result['pairs'])} pair(s) of logs",
+        f"Paired comparison: {a_label} against {b_label}, each facing {', '.join(result.opponents)} on the same "
+        f"deals - {result.game} (big blind {result.big_blind}), {len(result.pairs)} pair(s) of logs",
         file=out,
     )
     header = ["estimator", "hands", f"{a_label} mbb/hand", f"{b_label} mbb/hand", "difference", "95% CI (mbb/hand)",
               "s.e.", "p(better)", "pairing cut"]  # fmt: skip
     rows = [header]
-    for name, r in result["results"].items():
-        d = r["difference"]
+    for name, r in result.results.items():
+        d, cut = r.difference, r.pairing_std_reduction
         rows.append(
             [
-                name, f"{d['hands']:,}", fmt_number(r["candidate"]["mbb_per_hand"]), fmt_number(r["baseline"]["mbb_per_hand"]),
-                fmt_number(d["mbb_per_hand"]), f"[{fmt_number(d['mbb_ci_low'])}, {fmt_number(d['mbb_ci_high'])}]",
-                fmt_number(d["mbb_stderr"]), fmt_p(d["p_value"]),
-                f"{100 * r['pairing_std_reduction']:.1f}%" if math.isfinite(r["pairing_std_reduction"]) else "-",
+                name, f"{d.hands:,}", fmt_number(r.candidate.mbb_per_hand), fmt_number(r.baseline.mbb_per_hand),
+                fmt_number(d.mbb_per_hand), f"[{fmt_number(d.mbb_ci_low)}, {fmt_number(d.mbb_ci_high)}]",
+                fmt_number(d.mbb_stderr), fmt_p(d.p_value), f"{100 * cut:.1f}%" if math.isfinite(cut) else "-",
             ]
         )  # fmt: skip
     print_table(rows, out)
-    alike, hands = result["hands_alike"], result["hands"]
+    alike, hands = result.hands_alike, result.hands
     print(f"  hands with equal chips in both sets: {alike:,} of {hands:,} ({100 * alike / max(hands, 1):.1f}%)", file=out)
-    print(f"  AIVAT value function: {result['value_function']}; decision logs read: {len(result['decision_logs'])}", file=out)
+    print(f"  AIVAT value function: {result.value_function}; decision logs read: {len(result.decision_logs)}", file=out)
     print(
         f"  (difference: {a_label} minus {b_label}, per paired hand; p(better): one-tailed t test that it is above 0;"
         " pairing cut: against two independent matches of this length)",
         file=out,
     )
-    for note in result["notes"]:
+    for note in result.notes:
         print(f"note: {note}", file=out)
 
 

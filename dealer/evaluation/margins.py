@@ -250,7 +250,7 @@ def write_preflop_table(path: Path = SHIPPED_PREFLOP) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def _canonical(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def canonical_matchups(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Key of the suit-isomorphism class of each ordered pair ``(a[i], b[i])`` of hole pairs
     (int64 ``(n, 2)`` cards each): the smallest ``index(a) * 1326 + index(b)`` over the 24
     relabellings of the suits."""
@@ -275,7 +275,7 @@ def build_preflop_table() -> np.ndarray:
     a, b = HOLE_PAIRS[first], HOLE_PAIRS[second]
     disjoint = ~((a[:, :, None] == b[:, None, :]).any(axis=(1, 2)))
     first, second, a, b = first[disjoint], second[disjoint], a[disjoint], b[disjoint]
-    forward, backward = _canonical(a, b), _canonical(b, a)
+    forward, backward = canonical_matchups(a, b), canonical_matchups(b, a)
     classes, inverse = np.unique(np.minimum(forward, backward), return_inverse=True)
     full_deck = tuple(range(NUM_CARDS))
     margin = np.empty(classes.shape[0])

@@ -46,8 +46,9 @@ from bench_subgame import COARSE, GAME, checked_to
 
 from protocol.cards import parse_cards
 from solver.range_terminals import compatible_weight, ranked_weights
-from solver.ranges import BEST_RESPONSE, EVALUATE, READ, RECORD, UPDATE, _frontier_task, _frontier_tasks, regret_match, walk
-from solver.subgame import Subgame, SubgameSolver, build_subgame
+from solver.ranges import BEST_RESPONSE, EVALUATE, READ, RECORD, UPDATE, regret_match, walk
+from solver.subgame.range_solver import Subgame, SubgameSolver, build_subgame
+from solver.subgame.split import frontier_task, frontier_tasks
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 
 
@@ -121,12 +122,12 @@ def two_threads(sg: Subgame, solver: SubgameSolver, reps: int) -> None:
 
     top(RECORD)
     serial = least_cpu(lambda: top(RECORD), reps) + least_cpu(lambda: top(READ), reps)
-    first, order = _frontier_tasks(tree, cards)
+    first, order = frontier_tasks(tree, cards)
     out = np.zeros((len(order), n_h))
 
     def task(i: int) -> None:
-        _frontier_task(np.int64(i), first, np.int64(0), np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
-                       buf_reach, out)
+        frontier_task(np.int64(i), first, np.int64(0), np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
+                      buf_reach, out)
 
     cost = np.array([least_cpu(lambda i=i: task(i), max(2, reps // 2)) for i in range(len(order))])
     total = cost.sum()

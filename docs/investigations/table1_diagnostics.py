@@ -34,16 +34,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.blueprint_values import BlueprintValues
+from solver.bets import parse_abstraction
 from solver.experiments import TABLE1, TABLE1_QUICK
 from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
 from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.gadgets import make_gadget
 from solver.ranges import normalized, tabular_game
-from solver.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
+from solver.subgame.blueprint_values import BlueprintValues
+from solver.subgame.gadgets import make_gadget
+from solver.subgame.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
 
 
 def public_states(bv: BlueprintValues, roots: list[int], round_: int):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRConfig
+from solver.cfr.fullwidth import DCFR, CFRConfig
 from solver.ranges import UPDATE, TabularGame, discounts, kernel_arrays, normalized, root_values
 from solver.tree import DECISION
 

@@ -13,7 +13,7 @@ from protocol.gamedef import GameDef, load_game
 from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not for --help
-    from solver.abstraction import ActionAbstraction
+    from solver.bets import ActionAbstraction
 
 EXPERIMENT_DESCRIPTION = """\
 Reproduces the subgame-solving tables of Libratus (Brown and Sandholm, 2017) on small
@@ -109,7 +109,7 @@ def run_subgames(args: argparse.Namespace) -> int:
 
 
 def run_nested_table(args: argparse.Namespace) -> int:
-    from solver.abstraction import parse_abstraction
+    from solver.bets import parse_abstraction
     from solver.experiments.nested import NESTED, NESTED_QUICK, format_nested, run_nested
 
     spec = NESTED_QUICK if args.quick else NESTED

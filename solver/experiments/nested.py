@@ -27,14 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from protocol.gamedef import GameDef
-from solver.abstraction import ActionAbstraction, parse_abstraction
-from solver.blueprint_values import BlueprintValues
+from solver.bets import ActionAbstraction, parse_abstraction
 from solver.experiments import experiment_game
 from solver.experiments.blueprint import bucketed_cfr
 from solver.experiments.seats import SeatAbstraction, carry_blueprint, edge_labels, translation
-from solver.gadgets import Gadget, make_gadget
 from solver.ranges import TabularGame, normalized, tabular_game
-from solver.safe import finite_min, margins, solve_subgame, subgame_rows
+from solver.subgame.blueprint_values import BlueprintValues
+from solver.subgame.gadgets import Gadget, make_gadget
+from solver.subgame.safe import finite_min, margins, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION
 
 

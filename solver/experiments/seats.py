@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from protocol.rules import ActionType, State
-from solver.abstraction import ActionAbstraction
+from solver.bets import ActionAbstraction
 from solver.ranges import TabularGame
 from solver.translation import pot_fraction, pseudoharmonic
 from solver.tree import CHANCE, DECISION, BettingTree

@@ -7,7 +7,7 @@ abstraction — once per player, each keeping its own strategy there (``unsafe``
 solves once for both) — and measure the combined strategy (blueprint outside,
 re-solved strategies inside) by exact best response in the real game.  Beside them:
 Reach-Maxmargin without splitting its gifts (:data:`NO_SPLIT`), our ``-unsafe``
-gadgets (:data:`solver.gadgets.OURS`, labelled "ours") and the floor no re-solve can
+gadgets (:data:`solver.subgame.gadgets.OURS`, labelled "ours") and the floor no re-solve can
 beat (:func:`solver.experiments.blueprint.best_completion`).
 """
 
@@ -20,15 +20,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.blueprint_values import BlueprintValues, subgames_below
+from solver.bets import parse_abstraction
 from solver.experiments import ExperimentGame
 from solver.experiments.blueprint import best_completion, bucketed_cfr
 from solver.experiments.buckets import strength_buckets
-from solver.gadgets import GADGETS, OURS, Gadget
 from solver.ranges import TabularGame, normalized, tabular_game
-from solver.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
+from solver.subgame.blueprint_values import BlueprintValues, subgames_below
+from solver.subgame.gadgets import GADGETS, OURS, Gadget
+from solver.subgame.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION
 
 #: The Reach-Maxmargin row with its gifts not split across the subgames below them
@@ -43,7 +43,7 @@ class MethodResult(NamedTuple):
     """A method's combined strategy and its figures.
 
     ``min_margin``: the smallest margin (chips) over every re-solved subgame and hand
-    that is not negligible (see :func:`solver.safe.margin_summary`), ``min_margin_all``
+    that is not negligible (see :func:`solver.subgame.safe.margin_summary`), ``min_margin_all``
     over every hand (both NaN for ``unsafe``, which has no alternatives); ``excess``:
     the bound, in mbb/hand, on how much the combined strategy can be more exploitable
     than the blueprint (the opponent's CBV gains summed over subgames, mean of the two
@@ -180,7 +180,7 @@ def format_table(
         lines.append(f"{name:<{label}}" + "".join(cell(res[i].mbb, s, row) for res, s in zip(results, specs)))
     lines.append(f"{'floor (best after round 1)':<{label}}" + "".join(cell(f, s, "floor") for f, s in zip(floors, specs)))
     lines.append("(published: Brown & Sandholm / Libratus Table 1; their 'safe' row is Libratus's safe method;")
-    lines.append(" (ours): not a method of the paper, see solver.gadgets;")
+    lines.append(" (ours): not a method of the paper, see solver.subgame.gadgets;")
     lines.append(" floor: the least exploitable strategy that keeps the blueprint's first round, which no re-solve can beat)")
     for spec, base, floor, res in zip(specs, blueprints, floors, results):
         safe = [r for r in res if r.method != "unsafe"]

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from agent.loop import MatchSummary, play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.errors import WireFormatError
 from protocol.gamedef import GameDef, load_game
@@ -134,7 +134,7 @@ def random_edits(rng: random.Random, count: int) -> list[Edit]:
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
-    """The agent's decision pipeline with the cheap placeholder strategist (built once per game)."""
+    """The agent's player with the cheap placeholder strategist (built once per game)."""
     if name not in _STRATEGISTS:
         _STRATEGISTS[name] = StrengthStrategist(GAMES[name])
     return Agent(GAMES[name], _STRATEGISTS[name], TimeManager(TimeLimits()), seed=seed)

@@ -2,14 +2,14 @@
 
 Plays by a crude strength score of its hole cards alone (high ranks, pairs, suited),
 so every row of its range strategy differs by hand.  It is not the agent's strategy:
-the agent ships with the blueprint and subgame-solving pipeline.
+the agent ships with the blueprint and subgame-solving strategist.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agent.policy import HandContext
+from agent.player import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
 from protocol.cards import card_rank, card_suit

@@ -8,7 +8,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from agent.loop import play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, DecisionLogWriter, read_decision_log
 from protocol.gamedef import load_game

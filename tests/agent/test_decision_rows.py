@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent.policy import Agent
+from agent.player import Agent
 from agent.strategy import RangeStrategy, legalize, quantize
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, DecisionLogWriter, private_hands, read_decision_log
@@ -13,6 +13,7 @@ from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
 from protocol.wire import parse_matchstate
 from tests.agent.placeholder import StrengthStrategist
+from tests.protocol.test_decisions import probability_of
 
 GAME = load_game("holdem.nolimit.2p")
 # One hand seen by position 0 (big blind in this game): three decisions, the last on the flop.
@@ -56,7 +57,7 @@ def test_full_range_rows(tmp_path):
         # The distribution the agent sampled from is exactly the row of the hand it holds.
         held = index[tuple(sorted(match.my_cards))]
         assert [p for _, p in d.probs] == list(strategy[held])
-        assert d.probability_of(d.taken) > 0
+        assert probability_of(d, d.taken) > 0
         # Weights: the agent's own reach of every hand on this line, 0 where blocked.
         reach = np.where(blocked, 0.0, reach)
         assert np.allclose(weights, reach, rtol=1e-6)
@@ -127,15 +128,15 @@ def test_each_hand_draws_from_its_own_stream():
     assert len(set(every.values())) > 1  # the strategy is mixed: the draws decide
 
 
-def test_the_pipeline_restarts_its_streams_each_hand():
-    from agent.pipeline import Pipeline
+def test_the_strategist_restarts_its_streams_each_hand():
     from agent.solving import SolvingStage
+    from agent.strategist import AgentStrategist
 
     def states(warm: int) -> tuple:
-        pipeline = Pipeline(StandIn(), SolvingStage(np.random.default_rng(0)), seed=4)
-        pipeline.rng.random(warm), pipeline.solving.rng.random(warm)  # earlier hands' draws
-        pipeline.start_hand(12, 1)
-        return pipeline.rng.random(), pipeline.solving.rng.random()
+        strategist = AgentStrategist(StandIn(), SolvingStage(np.random.default_rng(0)), seed=4)
+        strategist.rng.random(warm), strategist.solving.rng.random(warm)  # earlier hands' draws
+        strategist.start_hand(12, 1)
+        return strategist.rng.random(), strategist.solving.rng.random()
 
     first = states(0)
     assert states(7) == first and first[0] != first[1]

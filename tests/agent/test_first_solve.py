@@ -1,23 +1,23 @@
-"""The hand's first subgame is solved safe against the blueprint's values (agent.safety)."""
+"""The hand's first subgame is solved safe against the blueprint's values (solver.subgame.alternatives)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agent.pipeline import Pipeline
-from agent.policy import Agent
-from agent.safety import FIRST_GADGET, blueprint_alternatives
+from agent.player import Agent
 from agent.solving import SolveSettings, SolvingStage, warm_up
+from agent.strategist import AgentStrategist
 from agent.timing import TimeLimits, TimeManager
 from protocol.fasteval import HOLE_PAIRS, rank_range
 from protocol.gamedef import load_game
 from protocol.rules import Action, ActionType
 from protocol.wire import parse_matchstate
 from solver.follow import TranslationMemory, skip_chance, walk
-from solver.gadgets import hand_weights
+from solver.subgame.alternatives import FIRST_GADGET, blueprint_alternatives
+from solver.subgame.gadgets import hand_weights
 from solver.tree import DECISION
-from tests.agent.test_pipeline import StandInBlueprint
+from tests.agent.test_strategist import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")
 # Seat 0 shoves the river into a limped pot: every action is in the stand-in's tree.
@@ -92,7 +92,7 @@ def make_agent(bp, settings: SolveSettings | None = None) -> Agent:
     clock.hands = 20
     # The all-in here is the safe gadget's test spot: solved, not answered by the call rule.
     stage = SolvingStage(np.random.default_rng(0), settings=settings)
-    return Agent(GAME, Pipeline(bp, stage, seed=0, call_rule=False), clock, seed=0)
+    return Agent(GAME, AgentStrategist(bp, stage, seed=0, call_rule=False), clock, seed=0)
 
 
 def test_first_solve_keeps_every_opponent_hand_below_its_blueprint_value():

@@ -12,24 +12,23 @@ from agent.lbr import (
     FIFTY_SIX,
     HoldemEquity,
     LocalBestResponse,
-    OffTreeError,
     PolicySampler,
+    RangePolicy,
     Settle,
     TabularEquity,
     exact_value,
     lbr_setting,
     play_match,
     summarize,
-    tabular_policy,
 )
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.handrank import rank_hand
-from protocol.rules import CALL, initial_state, raise_to
-from solver.abstraction import parse_abstraction
-from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRSolver
-from solver.ranges import tabular_game
+from protocol.rules import CALL, Action, State, initial_state, raise_to
+from solver.bestresponse import check_strategy, exploitability
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import DCFR, CFRSolver
+from solver.ranges import TabularGame, tabular_game
 from solver.tree import DECISION
 
 GAME = load_game("leduc.nolimit.2p")
@@ -178,3 +177,31 @@ def test_holdem_equity_is_sampled_preflop():
     assert rank_hand(aces) > rank_hand((44, 45))
     equity = HoldemEquity(samples=400, seed=3)(aces, (), np.ones(len(HOLE_PAIRS)))
     assert equity == pytest.approx(0.852, abs=0.03)
+
+
+class OffTreeError(ValueError):
+    """The tabular policy has no node for this betting sequence."""
+
+
+
+def tabular_policy(tg: TabularGame, strategy: np.ndarray) -> RangePolicy:
+    """A full-range policy reading a tabular strategy (``TabularGame`` layout) over ``tg.space.hands``.
+
+    Raises:
+        ValueError: if the strategy does not fit the game; the returned policy raises
+            :class:`OffTreeError` at a betting sequence the tree does not hold.
+    """
+    s = check_strategy(tg, strategy)
+    tree, space, lay = tg.tree, tg.space, tg.layout
+    node_of = {tree.states[n].betting: int(n) for n in np.flatnonzero(tree.kind == DECISION)}
+
+    def policy(public: State) -> tuple[list[Action], np.ndarray]:
+        node = node_of.get(public.betting)
+        if node is None:
+            raise OffTreeError(f"betting {public.betting!r} is not in the policy's tree")
+        _, b = space.board_index(public.board[: public.game.board_cards_through(public.round)])
+        n_a = int(tree.child_count[node])
+        start = lay.offset[node] + b * space.n_hands * n_a
+        return tree.actions(node), s[start : start + space.n_hands * n_a].reshape(space.n_hands, n_a)
+
+    return policy

@@ -1,20 +1,20 @@
-"""LBR against the agent's pipeline: hypothetical questions leave the real hand alone, an
+"""LBR against the agent's strategist: hypothetical questions leave the real hand alone, an
 answer LBR then plays into is reused, and LBR's Bayes rows are the rows the agent samples."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agent.lbr import HoldemEquity, LocalBestResponse, _public, deal_hand, lbr_setting, play_hand
+from agent.lbr import HoldemEquity, LocalBestResponse, deal_hand, lbr_setting, play_hand, public_state
 from agent.lbr_policy import AgentRangePolicy
-from agent.pipeline import Pipeline
-from agent.policy import Agent
-from agent.safety import GADGET
+from agent.player import Agent
+from agent.strategist import AgentStrategist
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import HOLE_PAIRS
 from protocol.rules import CALL, FOLD, Action, ActionType, State, raise_to
-from tests.agent.test_pipeline import GAME, StandInBlueprint
+from solver.subgame.alternatives import GADGET
+from tests.agent.test_strategist import GAME, StandInBlueprint
 
 DECK = np.arange(52)
 HANDS = 12
@@ -22,7 +22,7 @@ HANDS = 12
 
 def _policy(seed: int = 3) -> tuple[AgentRangePolicy, StandInBlueprint]:
     bp = StandInBlueprint()
-    agent = Agent(GAME, Pipeline(bp, solving=None, seed=seed), TimeManager(TimeLimits()), seed=seed)
+    agent = Agent(GAME, AgentStrategist(bp, solving=None, seed=seed), TimeManager(TimeLimits()), seed=seed)
     return AgentRangePolicy(agent), bp
 
 
@@ -71,7 +71,7 @@ def test_hypothetical_questions_do_not_change_the_real_line():
         state, gen = deal_hand(GAME, DECK, i, seed=5)
         replay.start(state, 1 - i % 2, gen)
         while not state.finished:
-            public = _public(state, state.board)
+            public = public_state(state, state.board)
             if state.current_player == i % 2:
                 action = lbr.played[i, public.betting]
             else:
@@ -86,18 +86,18 @@ def test_hypothetical_questions_do_not_change_the_real_line():
 def test_a_bet_lbr_asked_about_and_then_makes_reuses_the_answer():
     policy, bp = _policy()
     state, gen = deal_hand(GAME, DECK, 0, seed=5)
-    public = _public(state, ())
+    public = public_state(state, ())
     policy.start(state, 1 - public.current_player, gen)  # LBR opens
     bet = public.apply(raise_to(250))  # between the stand-in tree's sizes: translated with a random draw
-    notes, drawn = dict(policy.agent.hand.notes), policy.pipeline.rng.bit_generator.state
+    notes, drawn = dict(policy.agent.hand.notes), policy.strategist.rng.bit_generator.state
     actions, probs = policy(bet)
     assert policy.agent.hand.notes == notes  # the real hand's memory is untouched ...
-    assert policy.pipeline.rng.bit_generator.state == drawn  # ... and the translation's draw undone
+    assert policy.strategist.rng.bit_generator.state == drawn  # ... and the translation's draw undone
     calls = len(bp.calls)
     action = policy.act(bet)  # LBR really bets 250: the agent plays the answer it gave
     assert len(bp.calls) == calls and action in actions
     assert policy.agent.hand.notes["translation"].edges  # and keeps the translation it drew
-    assert policy.pipeline.rng.bit_generator.state != drawn
+    assert policy.strategist.rng.bit_generator.state != drawn
     assert np.allclose(probs.sum(axis=1), 1.0) and np.all(probs * ROW_TOTAL == np.round(probs * ROW_TOTAL))
     assert FOLD in actions and probs[:, actions.index(FOLD)].std() > 0  # card-dependent fold rows for LBR
 
@@ -111,19 +111,19 @@ def test_river_questions_solve_on_a_copy_and_the_bet_made_reuses_the_solve():
 
     bp = StandInBlueprint()
     solving = SolvingStage(np.random.default_rng(4))
-    agent = Agent(GAME, Pipeline(bp, solving, seed=4), TimeManager(TimeLimits(target=2.0, max_solve=1.0)), seed=4)
+    agent = Agent(GAME, AgentStrategist(bp, solving, seed=4), TimeManager(TimeLimits(target=2.0, max_solve=1.0)), seed=4)
     policy = AgentRangePolicy(agent)
     lbr_seat = 0
     for number in range(40):  # the first hand LBR check/calls into a river decision with chips behind
         state, gen = deal_hand(GAME, DECK, number, seed=5)
         policy.start(state, 1 - lbr_seat, gen)
         while not (state.round == 3 and state.current_player == lbr_seat) and not state.finished:
-            public = _public(state, state.board)
+            public = public_state(state, state.board)
             state = state.apply(policy.act(public) if state.current_player != lbr_seat else CALL)
         if not state.finished and state.raise_bounds() is not None:
             break
     assert not state.finished and state.raise_bounds() is not None
-    public = _public(state, state.board)
+    public = public_state(state, state.board)
     real_solve = agent.hand.notes.get("solve")
     bounds = public.raise_bounds()
     asked = {size: policy(public.apply(raise_to(size))) for size in (bounds[0] + 37, bounds[1])}

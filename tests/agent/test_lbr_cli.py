@@ -9,7 +9,7 @@ from dataclasses import asdict
 import pytest
 
 import agent.cli
-import agent.pipeline
+import agent.strategist
 from agent.cli import main
 from agent.lbr_run import RunConfig
 
@@ -24,7 +24,7 @@ def keep_logging(monkeypatch):
 @pytest.fixture(scope="module")
 def blueprint():
     """The shipped blueprint, loaded once (loading costs seconds)."""
-    return agent.pipeline.load_blueprint(None)
+    return agent.strategist.load_blueprint(None)
 
 
 def _records(folder) -> list[dict]:
@@ -32,7 +32,7 @@ def _records(folder) -> list[dict]:
 
 
 def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
-    monkeypatch.setattr(agent.pipeline, "load_blueprint", lambda path: blueprint)
+    monkeypatch.setattr(agent.strategist, "load_blueprint", lambda path: blueprint)
     out = tmp_path / "run"
     args = ["lbr", "--quick", "--blueprint-only", "--setting", "fcpa", "--out", str(out)]
     assert main([*args, "--hands", "3"]) == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent.loop import play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from dealer import botclient
 from protocol.client import Connection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 
 from agent.loop import play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from tests.agent.fakes import replies, scripted_connection

@@ -10,15 +10,15 @@ import time
 import numpy as np
 import pytest
 
-from agent.pipeline import SOLVE_FROM, Pipeline, solves_here
-from agent.policy import Agent
-from agent.safety import GADGET, estimated_alternatives
-from agent.solving import MIN_ITERATIONS, SolvingStage, warm_up
+from agent.player import Agent
+from agent.solving import MIN_ITERATIONS, SolvingStage, actions_since, warm_up
+from agent.strategist import SOLVE_FROM, AgentStrategist, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
-from solver.subgame import SubgameSolver, build_subgame
-from tests.agent.test_pipeline import StandInBlueprint
+from solver.subgame.alternatives import GADGET, estimated_alternatives
+from solver.subgame.range_solver import SubgameSolver, build_subgame
+from tests.agent.test_strategist import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")
 RIVER = "MATCHSTATE:0:0:r300c/cc/cc/:AsKd|/2c7hKs/9d/3h"  # position 0 acts first on the river
@@ -31,7 +31,7 @@ def compiled():
 
 def make_agent(per_hand: float = 7.0, hands: int = 4) -> Agent:
     clock = TimeManager(TimeLimits(per_hand=per_hand, max_solve=2.0))
-    agent = Agent(GAME, Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
     clock.hands = hands  # a bank of a few hands' target time
     return agent
 
@@ -130,7 +130,7 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert not solves_here(parse_matchstate("MATCHSTATE:0:0:r300c/:AsKd|/2c7hKs", GAME).state, SOLVE_FROM["turn"])
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     stage = SolvingStage(np.random.default_rng(0))
-    agent = Agent(GAME, Pipeline(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
     clock.hands = 4
     decision = agent.decide(parse_matchstate(turn, GAME))
     assert decision.source == "unsafe"  # the stand-in blueprint cannot value its subtree
@@ -145,8 +145,9 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     a call that ends the turn (a river node, on a board without its card): the new solve
     runs unsafe instead of failing (it used to raise and fall back to the blueprint)."""
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
-    pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, rounds_early=SOLVE_FROM["turn"])
-    agent = Agent(GAME, pipeline, clock, seed=0)
+    stage = SolvingStage(np.random.default_rng(0))
+    strategist = AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"])
+    agent = Agent(GAME, strategist, clock, seed=0)
     clock.hands = 20
     turn = "MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d"
     agent.decide(parse_matchstate(turn, GAME))
@@ -154,7 +155,7 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     bet = next(a for a in active.subgame.tree.actions(0) if a.kind.name == "RAISE")
     odd = f"r{bet.size * 2 + 37}"
     raised = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/{bet}{odd}:AsKd|/2c7hKs/9d", GAME)
-    since = SolvingStage._actions_since(active.root_betting, raised.state)
+    since = actions_since(active.root_betting, raised.state)
     assert estimated_alternatives(active.solver, since, raised.state.board, 0) is None
     decision = agent.decide(raised)
     assert decision.source == "nested-unsafe" and agent.hand.notes["solve"] is not active
@@ -166,11 +167,11 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
     # A fresh interpreter, so no earlier test has compiled it already.
     script = (
         "from agent.solving import warm_up\n"
-        "from solver.ranges import _frontier_values\n"
+        "from solver.subgame.split import frontier_values\n"
         "warm_up(threads=1)\n"
-        "print(len(_frontier_values.signatures))\n"
+        "print(len(frontier_values.signatures))\n"
         "warm_up(threads=2)\n"
-        "print(len(_frontier_values.signatures))\n"
+        "print(len(frontier_values.signatures))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -181,8 +182,8 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
 def test_solved_rows_are_thresholded_like_blueprint_rows():
     """With an action floor, no solved action below it is played (or logged)."""
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
-    pipeline = Pipeline(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, action_floor=0.2)
-    agent = Agent(GAME, pipeline, clock, seed=0)
+    strategist = AgentStrategist(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0, action_floor=0.2)
+    agent = Agent(GAME, strategist, clock, seed=0)
     clock.hands = 20
     decision = agent.decide(parse_matchstate(RIVER, GAME))
     assert decision.source == "unsafe"

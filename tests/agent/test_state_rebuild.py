@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from agent.loop import play
-from agent.policy import Agent
+from agent.player import Agent
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.rules import initial_state
-from protocol.wire import parse_action, split_reply
+from protocol.wire import parse_action
 from tests.agent.fakes import replies, scripted_connection
 from tests.agent.placeholder import StrengthStrategist
+from tests.protocol.replies import split_reply
 from tests.reference import game_file_for, trace_files
 
 _TO = re.compile(r"^TO (\d+) at [\d.]+ (MATCHSTATE:.*)$")

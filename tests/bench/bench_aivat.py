@@ -28,12 +28,13 @@ import argparse
 import time
 
 import numpy as np
+import repo_root  # noqa: F401  (the repository on sys.path, for tests.*)
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import declared_strategies, evaluate_match
-from dealer.evaluation.simulate import simulate_match
+from dealer.evaluation.aivat import declared_strategies
 from dealer.evaluation.stats import duplicate_groups, duplicate_values, hands_needed, std_reduction
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 
 #: A fixed edge (mbb/hand) at which to compare the hands each estimator needs.
 EDGE = 100.0

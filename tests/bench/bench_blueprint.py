@@ -31,9 +31,9 @@ from precompute.cardbuckets import BlueprintCards
 from protocol.cards import deck
 from protocol.gamedef import load_game
 from protocol.rules import CALL
-from solver.abstraction import parse_abstraction
-from solver.mccfr import pluribus_schedule
-from solver.mccfr_parallel import ParallelMCCFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.mccfr import pluribus_schedule
+from solver.cfr.mccfr_parallel import ParallelMCCFRSolver
 from solver.tree import build_tree
 
 

@@ -42,8 +42,8 @@ import numpy as np
 from numba import get_num_threads, njit, set_num_threads
 
 from precompute.equity import cluster_equities
-from precompute.isomorphism import HandIndexer, _index_many
-from protocol.fasteval import NUM_HOLE_PAIRS, _rank_batch, eval_tables, range_ranks, rank_batch
+from precompute.isomorphism import HandIndexer, index_many
+from protocol.fasteval import NUM_HOLE_PAIRS, eval_tables, range_ranks, rank_batch, rank_rows
 from protocol.handrank import rank_cards
 
 VENV = Path(os.environ.get("CARDS_BENCH_VENV", "/tmp/acpc-cards-bench-venv"))
@@ -136,7 +136,7 @@ def measure_ours(hands: np.ndarray) -> dict[str, float]:
     set_num_threads(1)
     figures["rank_batch_1"], figures["rank_batch_1_cpu"] = best_rates(lambda: rank_batch(hands, t), len(hands))
     set_num_threads(threads)
-    figures["kernel"], figures["kernel_cpu"] = best_rates(lambda: _rank_batch(t, hands, out), len(hands))
+    figures["kernel"], figures["kernel_cpu"] = best_rates(lambda: rank_rows(t, hands, out), len(hands))
     general = hands[:2_000_000]
     _general_batch(general[:10], out[:10])
     figures["general"] = len(general) / best_time(lambda: _general_batch(general, out[: len(general)]), 3)
@@ -162,8 +162,8 @@ def measure_ours(hands: np.ndarray) -> dict[str, float]:
     river = HandIndexer((2, 5))
     sample = hands[:2_000_000].astype(np.int64)
     idx = np.empty(len(sample), np.int64)
-    _index_many(river.tables, sample[:10], idx[:10])
-    figures["index_ns"] = best_time(lambda: _index_many(river.tables, sample, idx), 3) / len(sample) * 1e9
+    index_many(river.tables, sample[:10], idx[:10])
+    figures["index_ns"] = best_time(lambda: index_many(river.tables, sample, idx), 3) / len(sample) * 1e9
     return figures
 
 
@@ -206,7 +206,7 @@ def main() -> None:
         (f"ours: rank_batch (public API, {ours['threads']} threads)", ours["rank_batch"]),
         (f"ours: rank_batch(out=reused array), {ours['threads']} threads", ours["reused_out"]),
         ("ours: rank_batch (public API, 1 thread)", ours["rank_batch_1"]),
-        ("ours: its kernel _rank_batch (1 thread)", ours["kernel"]),
+        ("ours: its kernel rank_rows (1 thread)", ours["kernel"]),
         ("ours: general kernel rank_cards in a numba loop", ours["general"]),
     ]
     print("per CPU second (all threads' CPU time; what the code does with the CPU it gets): "

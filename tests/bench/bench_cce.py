@@ -48,8 +48,8 @@ PUBLISHED = {
 def run_one(game: str, algorithm: str, variant: str, max_seconds: float, seed: int) -> dict:
     """Solve one game until α <= the last target or the time cap; return the measurements."""
     from protocol.gamedef import load_game
-    from solver.cce import CCESolver
-    from solver.cce_game import full_game
+    from solver.cce.cfr_jr import CCESolver
+    from solver.cce.game import full_game
 
     fg = full_game(load_game(GAMES[game]))
     warm = CCESolver(fg, algorithm, variant, seed=seed)  # compile the kernels outside the clock

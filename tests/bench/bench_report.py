@@ -46,11 +46,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import repo_root  # noqa: F401  (the repository on sys.path, for tests.*)
 
 from dealer.bots import POLICIES
-from dealer.evaluation.simulate import simulate_match
 from protocol.cards import deck
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import simulate_match
 
 REFERENCE_NAME = "holdem.nolimit.2p.reverse_blinds.game"
 TARGETS_MS = {"chance only": 2.0, "logged σ": 5.0}
@@ -90,22 +91,28 @@ def child(log: Path, decisions: Path | None) -> None:
 def baseline_ratio(log_folder: Path, hands: int, seed: int) -> tuple[float, float]:
     """ms per deal node: brute-force enumeration vs board classes, on the first ``hands`` deals."""
     from dealer.dealing import Dealer
-    from dealer.evaluation.showdown import _count_patterns
-    from protocol.fasteval import eval_tables
+    from dealer.evaluation.showdown import outcome_counts
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.*
     from tests.dealer.evaluation.test_showdown import enumerate_patterns
 
     game = load_game("holdem.nolimit.2p")
     dealer = Dealer(game, seed)
-    t = eval_tables()
+    full_deck = tuple(deck(game))
+    # The public counter without its cache (every node here is a new deal anyway); it
+    # also lists the unseen cards itself, a few microseconds next to the count.
+    count = outcome_counts.__wrapped__
+
+    def classes(holes: np.ndarray, board: np.ndarray, rest: np.ndarray, k: int) -> np.ndarray:
+        return count(full_deck, tuple(map(tuple, holes.tolist())), tuple(board.tolist()), len(board) + k)
+
     nodes = []
     for _ in range(hands):
         holes, _ = dealer.deal()
         rest = np.array([c for c in deck(game) if c not in set().union(*holes)], np.int64)
         nodes.append((np.array(holes, np.int64), np.zeros(0, np.int64), rest, 5))
     timed = {}
-    for name, kernel in (("enumerate", enumerate_patterns), ("classes", lambda *node: _count_patterns(t, *node))):
+    for name, kernel in (("enumerate", enumerate_patterns), ("classes", classes)):
         kernel(*nodes[0])  # compiled or loaded, and the enumeration's board list made
         started = time.perf_counter()
         for node in nodes:

@@ -33,8 +33,8 @@ from pathlib import Path
 from protocol.cards import deck
 from protocol.gamedef import load_game
 from solver.bestresponse import exploitability
-from solver.cfr import CFR_PLUS, DCFR, CFRConfig, CFRSolver
-from solver.mccfr import PLAIN, MCCFRSolver, identity_abstraction
+from solver.cfr.fullwidth import CFR_PLUS, DCFR, CFRConfig, CFRSolver
+from solver.cfr.mccfr import PLAIN, MCCFRSolver, identity_abstraction
 from solver.ranges import TabularGame, tabular_game
 
 VENV = Path(os.environ.get("OPENSPIEL_VENV", "/tmp/acpc-openspiel-venv"))

@@ -8,7 +8,7 @@
 **Spot mode** (``--spot FILE`` and/or the spot flags): one spot given in the terms the
 common range solvers use (board, pot, effective stack, bet and raise sizes in % of the
 pot per street and player, all-in threshold, accuracy, threads, max iterations; a TOML
-or JSON file, see ``tests/bench/spots/`` and :mod:`solver.spot` for how each term maps
+or JSON file, see ``tests/bench/spots/`` and :mod:`tests.solver.spot` for how each term maps
 onto our trees); flags override the file's values.  Prints the spot as solved (sizes
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time (the spot is built twice: the first build in a process also loads the
@@ -16,7 +16,7 @@ evaluator's tables and card kernels, and is printed apart), then the solve: wall
 CPU seconds, iterations, exploitability in % of the pot, the solver's arrays and the
 process's peak memory, threads.  ``--compare checks|storage|split|threads`` solves the spot by today's path and by the new one
 alternately (``--reps`` times each) and prints both medians and their ratio: ``checks``
-a check every 10 iterations against :class:`solver.subgame.CheckSchedule`, ``storage``
+a check every 10 iterations against :class:`solver.subgame.range_solver.CheckSchedule`, ``storage``
 float64 against float32 regrets and sums, ``split`` the static split of the parts
 below the first chance nodes over the threads against the atomic-counter one,
 ``threads`` one thread against the spot's (the second core's gain).  With
@@ -69,15 +69,16 @@ from pathlib import Path
 
 import numba
 import numpy as np
+import repo_root  # noqa: F401  (the repository on sys.path, for tests.*)
 
 from protocol.cards import cards_str, deck, parse_cards
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import CALL, State, initial_state, with_cards
-from solver.abstraction import parse_abstraction
-from solver.cfr import CFR_PLUS, DCFR, CFRConfig
-from solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
-from solver.subgame import Subgame, SubgameResult, SubgameSolver, build_subgame
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import CFR_PLUS, DCFR, CFRConfig
+from solver.subgame.range_solver import Subgame, SubgameResult, SubgameSolver, build_subgame
 from solver.tree import DECISION
+from tests.solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
 
 SPOTS = Path(__file__).resolve().parent / "spots"
 GAME = parse_gamedef(
@@ -429,7 +430,7 @@ def spot_case(name: str, dtype: type, cpp: float, target: float, before: tuple[f
 
 def spot_arguments(parser: argparse.ArgumentParser) -> None:
     """The spot flags (each overrides the --spot file's key of the same meaning)."""
-    group = parser.add_argument_group("spot mode (terms as in solver.spot; flags override --spot FILE)")
+    group = parser.add_argument_group("spot mode (terms as in tests.solver.spot; flags override --spot FILE)")
     group.add_argument("--spot", type=Path, help="a spot file (.toml or .json), e.g. tests/bench/spots/river.toml")
     group.add_argument("--board", help="e.g. QsJh2h8d3c (3, 4 or 5 cards: flop, turn or river)")
     group.add_argument("--pot", type=int, help="chips in the pot (even)")

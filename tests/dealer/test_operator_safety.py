@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 
-from dealer.server import _leading_int, printable
+from dealer.server import leading_int, printable
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate, parse_state_line
 from tests.dealer.driver import ScriptedSeat, call_station, start_dealer
@@ -38,8 +38,8 @@ def test_printable_escapes_control_characters_and_keeps_the_rest():
 
 
 def test_version_numbers_take_only_ascii_digits():
-    assert _leading_int(" 2x") == 2
-    assert _leading_int("\uff12") is None and _leading_int("\u0662") is None and _leading_int("\u20032") is None
+    assert leading_int(" 2x") == 2
+    assert leading_int("\uff12") is None and leading_int("\u0662") is None and leading_int("\u20032") is None
 
 
 def test_control_bytes_are_escaped_and_replies_with_other_digits_are_calls(tmp_path):

@@ -4,19 +4,20 @@ saves a blueprint the loading API plays from; the shipped default loads and matc
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from precompute.blueprint import DEFAULT_PATH, RECIPE_PATH, Blueprint, OffTreeAction, read_recipe_hash
+from precompute.blueprint import DEFAULT_PATH, RECIPE_PATH, Blueprint, OffTreeAction
 from precompute.blueprint_train import stronger_recipe
 from precompute.cli import main
 from precompute.treecache import ARRAYS, LazyStates, cached_tree
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
-from solver.abstraction import parse_abstraction
-from solver.artifacts import load_artifact, read_header
+from solver.artifacts import ArtifactError, load_artifact, read_header
+from solver.bets import parse_abstraction
 from solver.tree import build_tree
 
 QUICK = ["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--block", "512"]
@@ -156,3 +157,15 @@ def test_loading_a_blueprint_caches_its_tree(runs, tmp_path, monkeypatch):
     np.testing.assert_array_equal(first.layout.offset, second.layout.offset)
     node = second.node_after([raise_to(300), CALL])
     assert second.tree.states[node] == first.tree.states[node] and second.tree.round[node] == 1
+
+
+def read_recipe_hash(path: Path = RECIPE_PATH) -> str:
+    """The ``content_hash:`` line of a RECIPE.md (the shipped blueprint's arrays' SHA-256).
+
+    Raises:
+        ArtifactError: if the file has no such line.
+    """
+    for line in path.read_text().splitlines():
+        if line.strip().startswith("content_hash:"):
+            return line.split(":", 1)[1].strip().strip("`")
+    raise ArtifactError(f"{path} records no 'content_hash:' line")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from precompute.abstraction import AbstractionError
+from precompute.bucketing import AbstractionError
 from precompute.cardbuckets import BlueprintCards
 from precompute.handstrength import hand_strength, range_strength, strength_bucket
 from protocol.fasteval import HOLE_PAIRS, rank_range

@@ -156,7 +156,7 @@ def test_planted_open_shoves_fail_probe_d(quick):
     seven_deuce = bp.bucket(0, parse_cards("7d2c"))
     _set_row(strategy, bp, root, seven_deuce, [0] * (n_a - 1) + [255])  # the last edge is the all-in
     probe = health.probe_open_shove(_copy(bp, strategy), equity)
-    bottom = health._ranked(equity, health.BOTTOM_SHARE, top=False)
+    bottom = health.ranked_share(equity, health.BOTTOM_SHARE, top=False)
     combos = np.count_nonzero(bp.cards.range_buckets(0, ())[bottom] == seven_deuce)
     assert combos >= 12 and not probe.passed and probe.figure == pytest.approx(combos / bottom.sum())
     assert "most shoved: 7" in probe.detail or "most shoved: 2" in probe.detail

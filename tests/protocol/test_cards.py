@@ -11,7 +11,7 @@ from numba import njit
 from protocol.cards import card_str, cards_str, deck, parse_card, parse_cards
 from protocol.errors import WireFormatError
 from protocol.gamedef import load_game
-from protocol.handrank import CATEGORY_NAMES, category_of, rank_cards, rank_hand
+from protocol.handrank import CATEGORY_NAMES, rank_cards, rank_hand
 
 
 def test_card_numbering_matches_reference():
@@ -103,3 +103,8 @@ def test_small_sets_match_pair_and_kicker_logic():
     ranked = sorted(itertools.permutations(leduc, 2), key=lambda h: rank_hand(h))
     pairs = [h for h in ranked if h[0] // 4 == h[1] // 4]
     assert ranked[-len(pairs):] == pairs
+
+
+def category_of(rank: int) -> int:
+    """Category index (see :data:`CATEGORY_NAMES`) of a rank from :func:`rank_hand`."""
+    return (rank >> 20) - 1

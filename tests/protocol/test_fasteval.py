@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import njit
@@ -183,31 +186,33 @@ def test_large_batches_split_over_threads_give_the_same_ranks_and_errors():
 
 
 def test_tables_cached_and_rebuilt_when_missing_or_corrupt(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACPC_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(fasteval, "_loaded", {})
-    path = fasteval.cache_path()
-    assert path.parent == tmp_path
-    built = eval_tables()
+    # Tables are kept in memory per cache folder: each step points at a folder of its own,
+    # so each reads (or rebuilds) its disk cache through eval_tables() alone.
+    def tables_in(name: str, contents: bytes | None) -> tuple[fasteval.EvalTables, Path, bool]:
+        """The tables with ``contents`` as the folder's cache file (None: no file), the
+        file, and whether it was left as it was (read back rather than rebuilt)."""
+        folder = tmp_path / name
+        folder.mkdir()
+        monkeypatch.setenv("ACPC_CACHE_DIR", str(folder))
+        path = fasteval.cache_path()
+        assert path.parent == folder
+        if contents is not None:
+            path.write_bytes(contents)
+            os.utime(path, ns=(0, 0))  # a rewrite would show as a new modification time
+        tables = eval_tables()
+        return tables, path, contents is not None and path.stat().st_mtime_ns == 0
+
+    built, path, _ = tables_in("first", None)
     assert path.exists()
     first = path.read_bytes()
 
-    monkeypatch.setattr(fasteval, "_loaded", {})
-    assert fasteval._load_cached(path) is not None  # the cache is read back as written
+    def rebuilt_and_rewritten(tables: fasteval.EvalTables, path: Path, kept: bool) -> bool:
+        fresh = all(np.array_equal(x, y) for x, y in zip(built, tables, strict=True)) and not kept
+        return fresh and tables_in(f"{path.parent.name}-again", path.read_bytes())[2]  # the new file reads back
 
+    assert tables_in("copy", first)[2]  # the cache is read back as written, not rebuilt
     # Flip one byte inside the ranks table: the checksum catches it and the build repeats.
     data = bytearray(first)
     data[len(data) // 2] ^= 0xFF
-    path.write_bytes(bytes(data))
-    assert fasteval._load_cached(path) is None
-    rebuilt = eval_tables()
-    assert all(np.array_equal(x, y) for x, y in zip(built, rebuilt, strict=True))
-    assert fasteval._load_cached(path) is not None
-
-    monkeypatch.setattr(fasteval, "_loaded", {})
-    path.write_bytes(b"not an npz file")
-    assert all(np.array_equal(x, y) for x, y in zip(built, eval_tables(), strict=True))
-
-    monkeypatch.setattr(fasteval, "_loaded", {})
-    path.unlink()
-    eval_tables()
-    assert path.exists()
+    assert rebuilt_and_rewritten(*tables_in("flipped", bytes(data)))
+    assert rebuilt_and_rewritten(*tables_in("garbage", b"not an npz file"))

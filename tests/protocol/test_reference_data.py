@@ -16,9 +16,9 @@ from protocol.wire import (
     parse_matchstate,
     parse_score_line,
     parse_state_line,
-    split_reply,
     view_for,
 )
+from tests.protocol.replies import split_reply
 from tests.reference import game_file_for, log_files, trace_files
 
 TRACE_LINE = re.compile(r"(TO|FROM) (\d+) at [\d.]+ (.*)$")

@@ -8,7 +8,8 @@ import pytest
 from protocol.errors import WireFormatError
 from protocol.gamedef import load_game
 from protocol.rules import raise_to
-from protocol.wire import MatchStateReader, parse_matchstate, read_action, read_matchstate, split_reply
+from protocol.wire import MatchStateReader, parse_matchstate, read_action, read_matchstate
+from tests.protocol.replies import split_reply
 
 NL = load_game("holdem.nolimit.2p")  # position 1 is the small blind and acts first preflop
 LIMIT3 = load_game("holdem.limit.3p")  # position 2 acts first preflop

@@ -7,7 +7,8 @@ import pytest
 from protocol.errors import WireFormatError
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, LIMIT_RAISE, raise_to
-from protocol.wire import format_value, parse_action, parse_matchstate, read_action, split_reply
+from protocol.wire import format_value, parse_action, parse_matchstate, read_action
+from tests.protocol.replies import split_reply
 
 NL = load_game("holdem.nolimit.2p")
 LIMIT = load_game("holdem.limit.2p")

@@ -14,7 +14,7 @@ from solver.bestresponse import (
     exploitability,
     tabulate_policy,
 )
-from solver.cfr import DCFR, CFRSolver
+from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION, layout
 from tests.solver.games import TINY_HOLDEM
@@ -60,7 +60,7 @@ def test_solved_leduc_is_nearly_unexploitable_and_units_are_consistent():
     assert result.nash_conv < 1e-3
     assert min(result.gains) >= -1e-12
     assert result.exploitability == pytest.approx(result.nash_conv / 2)
-    assert result.nash_conv_mbb == pytest.approx(1000 * result.nash_conv)  # Leduc's big blind is 1 chip
+    assert result.exploitability_mbb == pytest.approx(1000 * result.nash_conv / 2)  # Leduc's big blind is 1 chip
     assert result.values[0] == pytest.approx(-0.0856, abs=1e-3)  # the known value of Leduc for player 1
 
 

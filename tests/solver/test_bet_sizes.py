@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from protocol.gamedef import load_game
 from protocol.rules import CALL, ActionType, initial_state, raise_to
-from solver.abstraction import AbstractionError, draw_size_scale, parse_abstraction
+from solver.bets import AbstractionError, draw_size_scale, parse_abstraction
 
 HOLDEM = load_game("holdem.nolimit.2p")
 BENCH = parse_abstraction("0.33,0.67,1,1.5;raise=0.5,1;allin;allinabove=0.67")

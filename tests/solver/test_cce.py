@@ -13,10 +13,10 @@ from protocol.cards import card_rank
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import ActionType, with_cards
 from solver.bestresponse import deal_exploitability, tabulate_policy
-from solver.cce import CCESolver, load_joint
-from solver.cce_game import UNREACHED, full_game
-from solver.cce_gap import product_gap
-from solver.cce_kernels import RECONSTRUCTION_TOLERANCE, mixture_realization, realization, reconstruct
+from solver.cce.cfr_jr import CCESolver, load_joint
+from solver.cce.game import UNREACHED, full_game
+from solver.cce.gap import product_gap
+from solver.cce.kernels import RECONSTRUCTION_TOLERANCE, mixture_realization, realization, reconstruct
 from solver.cli import main
 from solver.ranges import normalized, tabular_game
 from solver.tree import DECISION, FOLD_END, SHOWDOWN

@@ -9,7 +9,7 @@ import pytest
 
 from protocol.gamedef import load_game
 from solver.bestresponse import exploitability
-from solver.cfr import CFR_PLUS, PRESETS, CFRSolver
+from solver.cfr.fullwidth import CFR_PLUS, PRESETS, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION
 from tests.solver.reference_cfr import ReferenceCFR

@@ -11,9 +11,9 @@ import pytest
 
 from protocol.cards import parse_cards
 from protocol.gamedef import load_game
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.cli import main
 from solver.experiments import TABLE1_QUICK
 from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows

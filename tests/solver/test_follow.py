@@ -9,7 +9,7 @@ import pytest
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
 from protocol.wire import parse_matchstate
-from solver.abstraction import parse_abstraction
+from solver.bets import parse_abstraction
 from solver.follow import TranslationMemory, real_actions, skip_chance, translate_action, walk
 from solver.translation import pseudoharmonic
 from solver.tree import build_tree

@@ -8,13 +8,14 @@ import pytest
 from protocol.cards import parse_cards
 from protocol.gamedef import load_game
 from protocol.rules import CALL, ActionType, initial_state, with_cards
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import tabulate_policy
-from solver.blueprint_values import BlueprintValues, subgames_below
-from solver.cfr import CFR_PLUS, CFRSolver
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import CFR_PLUS, CFRSolver
 from solver.experiments import experiment_game
 from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.gadgets import (
+from solver.ranges import tabular_game
+from solver.subgame.blueprint_values import BlueprintValues, subgames_below
+from solver.subgame.gadgets import (
     GADGETS,
     UNSAFE_WEIGHT,
     GadgetError,
@@ -24,9 +25,8 @@ from solver.gadgets import (
     hand_weights,
     make_gadget,
 )
-from solver.ranges import tabular_game
-from solver.safe import build_gadget, finite_min, margin_summary, margins
-from solver.subgame import SubgameSolver, build_subgame
+from solver.subgame.range_solver import SubgameSolver, build_subgame
+from solver.subgame.safe import build_gadget, finite_min, margin_summary, margins
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_resolve_and_maxmargin_keep_every_margin_nonnegative(leduc: BlueprintVal
 def test_margins_of_the_blueprint_itself_are_zero(leduc: BlueprintValues) -> None:
     root = subgame_roots(leduc.game, 1)[0]
     gadget = build_gadget(leduc, root, 0, 0, "maxmargin")
-    from solver.safe import SubgameSolution
+    from solver.subgame.safe import SubgameSolution
 
     m = margins(leduc, SubgameSolution(root, 0, 0, gadget), leduc.strategy)
     assert np.nanmax(np.abs(m)) < 1e-9
@@ -83,7 +83,7 @@ def test_margin_summary_leaves_out_negligible_hands_and_sums_the_excess(leduc: B
     alternatives[held[0]] -= 1e-9
     alternatives[held[1]] -= 2e-9
     tweaked = make_gadget("maxmargin", alternatives, weight, gadget.blueprint_reach)
-    from solver.safe import SubgameSolution
+    from solver.subgame.safe import SubgameSolution
 
     smallest, smallest_all, excess = margin_summary(leduc, SubgameSolution(root, 0, 0, tweaked), leduc.strategy)
     assert smallest == pytest.approx(-2e-9 / weight[held[1]])

@@ -3,6 +3,7 @@ schedule's pieces, bucketed play, and exact resumption."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -12,15 +13,16 @@ from protocol.cards import deck
 from protocol.gamedef import load_game
 from protocol.rules import CALL, LIMIT_RAISE
 from solver.bestresponse import expand_buckets, exploitability
-from solver.deals import deal_indices, sample_deals
-from solver.mccfr import (
+from solver.cfr.mccfr import (
     PLAIN,
+    CardAbstraction,
     MCCFRConfig,
     MCCFRSolver,
+    SampledDeals,
     identity_abstraction,
     pluribus_schedule,
-    table_abstraction,
 )
+from solver.deals import deal_indices, sample_deals
 from solver.ranges import tabular_game
 from solver.tree import DECISION, FOLD_END
 from tests.solver.games import TINY_HOLDEM
@@ -166,3 +168,13 @@ def test_sampled_deals_index_the_same_hands_and_boards_as_the_card_space(game):
             assert sorted(space.hands[h[p]]) == sorted(row[p * k : (p + 1) * k])
         for r in range(g.num_rounds):
             assert sorted(space.boards[r][b[r]]) == sorted(row[g.num_players * k : g.num_players * k + g.board_cards_through(r)])
+
+
+def table_abstraction(name: str, tables: Sequence[np.ndarray]) -> CardAbstraction:
+    """Buckets looked up in per-round (boards, hands) tables (see ``expand_buckets``)."""
+    tables = [np.asarray(t, np.int64) for t in tables]
+
+    def buckets(deals: SampledDeals) -> np.ndarray:
+        return np.stack([t[deals.boards[:, r, None], deals.hands] for r, t in enumerate(tables)], axis=-1)
+
+    return CardAbstraction(name, tuple(int(t.max()) + 1 for t in tables), buckets)

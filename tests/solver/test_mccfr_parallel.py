@@ -8,8 +8,8 @@ import pytest
 from protocol.cards import deck
 from protocol.gamedef import load_game
 from solver.bestresponse import exploitability
-from solver.mccfr import identity_abstraction, pluribus_schedule
-from solver.mccfr_parallel import ParallelMCCFRSolver
+from solver.cfr.mccfr import identity_abstraction, pluribus_schedule
+from solver.cfr.mccfr_parallel import ParallelMCCFRSolver
 from solver.ranges import tabular_game
 
 LEDUC = tabular_game(load_game("leduc.limit.2p"))

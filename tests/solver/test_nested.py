@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from protocol.gamedef import load_game
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import check_strategy
-from solver.blueprint_values import BlueprintValues
+from solver.bets import parse_abstraction
 from solver.experiments.blueprint import bucketed_cfr
 from solver.experiments.nested import in_abstraction, nested_gadget, seat_game
 from solver.experiments.seats import carry_blueprint, edge_labels, translation
 from solver.ranges import BEST_RESPONSE, WHOLE, normalized, tabular_game, walk
-from solver.safe import finite_min, margins, solve_subgame, subgame_rows
+from solver.subgame.blueprint_values import BlueprintValues
+from solver.subgame.safe import finite_min, margins, solve_subgame, subgame_rows
 from solver.tree import DECISION
 
 BLUEPRINT = parse_abstraction("1;allin")

@@ -12,13 +12,14 @@ from protocol.cards import parse_cards
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, initial_state, raise_to, with_cards
-from solver.abstraction import parse_abstraction
 from solver.bestresponse import exploitability
-from solver.cfr import DCFR, CFRSolver
-from solver.ranges import EVALUATE, _frontier_tasks, tabular_game
-from solver.spot import load_spot
-from solver.subgame import CheckSchedule, SubgameError, SubgameSolver, build_subgame
+from solver.bets import parse_abstraction
+from solver.cfr.fullwidth import DCFR, CFRSolver
+from solver.ranges import EVALUATE, tabular_game
+from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
+from solver.subgame.split import frontier_tasks
 from solver.tree import DECISION
+from tests.solver.spot import load_spot
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
 ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")
@@ -128,7 +129,7 @@ def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
 
 def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
-    first, order = _frontier_tasks(sg.arrays, sg.cards)
+    first, order = frontier_tasks(sg.arrays, sg.cards)
     assert sorted(order.tolist()) == list(range(first[-1]))
     boards = np.diff(first)
     assert (boards == sg.space.n_boards[1]).all()  # every frontier node deals the one board card

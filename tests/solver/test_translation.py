@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from protocol.gamedef import load_game
 from protocol.rules import initial_state, raise_to
-from solver.abstraction import parse_abstraction
+from solver.bets import parse_abstraction
 from solver.translation import TranslationError, pot_fraction, pseudoharmonic, threshold, translate
 
 SIZES = [0.0, 0.5, 1.0, 2.0, 4.0]

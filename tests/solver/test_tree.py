@@ -9,7 +9,7 @@ from protocol.cards import deck
 from protocol.gamedef import load_game
 from protocol.handrank import rank_hand
 from protocol.rules import ActionType, with_cards
-from solver.abstraction import AbstractionError, parse_abstraction
+from solver.bets import AbstractionError, parse_abstraction
 from solver.ranges import tabular_game
 from solver.tree import CHANCE, DECISION, SHOWDOWN, TreeError, build_tree, pot_shares
 from tests.solver.games import SIDE_POTS_3P

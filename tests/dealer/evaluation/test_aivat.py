@@ -17,19 +17,18 @@ from dealer.evaluation.aivat import (
     DecisionIndex,
     LoggedSigma,
     declared_strategies,
-    evaluate_match,
     hand_corrections,
     load_decision_logs,
     played,
 )
 from dealer.evaluation.matchlog import read_match_log
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction
 from protocol.cards import deck, parse_cards
 from protocol.decisions import Decision, DecisionLogWriter
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, initial_state, raise_to, with_cards
 from protocol.wire import parse_state_line
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 from tests.reference import game_file_for, log_files
 
 # Three players, short and unequal stacks, a player without a blind, a dead card

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import LOGGED_RANGE, evaluate_match
+from dealer.evaluation.aivat import LOGGED_RANGE
 from dealer.evaluation.blueprintvalue import BlueprintValue
 from dealer.evaluation.margins import ShowdownMargins
 from dealer.evaluation.matchlog import EvaluationError
 from dealer.evaluation.report import report_match
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError
 from protocol.cards import parse_cards
 from protocol.gamedef import load_game
 from protocol.rules import CALL, initial_state, raise_to
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 from tests.dealer.evaluation.test_rangeaivat import holdem_ranged_policy
 
 GAME = load_game("holdem.nolimit.2p")

@@ -42,27 +42,27 @@ def runs(tmp_path_factory) -> dict[str, list[Path]]:
 def test_the_same_bot_under_another_name_plays_every_hand_alike(runs):
     # Per-hand random streams: the twin draws what `random` drew, hand by hand.
     result = compare_matches(runs["random"], runs["twin"], out=io.StringIO())
-    assert (result["candidate"], result["baseline"], result["opponents"]) == ("random", "twin", ["call"])
-    assert result["hands"] == 400 and result["hands_alike"] == 400
+    assert (result.candidate, result.baseline, result.opponents) == ("random", "twin", ["call"])
+    assert result.hands == 400 and result.hands_alike == 400
     for name in ("raw", "duplicate", "aivat", "aivat+duplicate"):
-        assert result["results"][name]["difference"]["mean"] == 0.0
+        assert result.results[name].difference.mean == 0.0
 
 
 def test_the_difference_is_the_candidates_mean_minus_the_baselines(runs, tmp_path):
     out = io.StringIO()
     result = compare_matches(runs["random"], runs["fold"], out=out, json_path=tmp_path / "c.json")
-    raw = result["results"]["raw"]
+    raw = result.results["raw"]
     # Each side's own mean is what its own logs say.
     chips = [np.mean([v for p in runs[k] for v in read_match_log(p).seat_values(seat)]) for k, seat in
              (("random", "random"), ("fold", "folder"))]  # fmt: skip
-    assert raw["candidate"]["mean"] == pytest.approx(chips[0]) and raw["baseline"]["mean"] == pytest.approx(chips[1])
-    assert raw["difference"]["mean"] == pytest.approx(chips[0] - chips[1])
+    assert raw.candidate.mean == pytest.approx(chips[0]) and raw.baseline.mean == pytest.approx(chips[1])
+    assert raw.difference.mean == pytest.approx(chips[0] - chips[1])
     # ... and their AIVAT means are dealer report's.
     report = report_match(runs["random"], runs["random"][0].parent / "decisions", out=io.StringIO(), guard=False)
     mine = report.lineups[0].results["random"].estimates["aivat"].stats.mean
-    assert result["results"]["aivat"]["candidate"]["mean"] == pytest.approx(mine)
+    assert result.results["aivat"].candidate.mean == pytest.approx(mine)
     # Hands where `random` folds its small blind at once end alike against the folder.
-    assert 0 < result["hands_alike"] < 400
+    assert 0 < result.hands_alike < 400
     text = out.getvalue()
     assert "Paired comparison: random against folder, each facing call" in text and "p(better)" in text
     assert json.loads((tmp_path / "c.json").read_text())["results"]["raw"]["difference"]["hands"] == 400
@@ -76,7 +76,7 @@ def test_logs_that_cannot_be_paired_are_refused_in_one_sentence(runs):
     with pytest.raises(CompareError, match="--seat nobody: no log of the first set"):
         compare_matches(runs["random"], runs["random"], seat="nobody", out=io.StringIO())
     # With --seat, one name compared in both sets (here the same logs: every hand alike).
-    assert compare_matches(runs["random"], runs["random"], seat="random", out=io.StringIO())["hands_alike"] == 400
+    assert compare_matches(runs["random"], runs["random"], seat="random", out=io.StringIO()).hands_alike == 400
 
 
 def test_the_command_line(runs):
@@ -112,8 +112,8 @@ def test_logs_evaluated_in_worker_processes_give_the_same_report(runs):
     one = report_match(logs, default_decisions(logs, None), out=io.StringIO())
     two = report_match(logs, default_decisions(logs, None), out=io.StringIO(), jobs=2)
     assert json.dumps(finite(two.as_dict())) == json.dumps(finite(one.as_dict()))
-    paired = compare_matches(runs["random"], runs["fold"], out=io.StringIO(), jobs=2)["results"]
-    alone = compare_matches(runs["random"], runs["fold"], out=io.StringIO())["results"]
+    paired = compare_matches(runs["random"], runs["fold"], out=io.StringIO(), jobs=2).as_dict()["results"]
+    alone = compare_matches(runs["random"], runs["fold"], out=io.StringIO()).as_dict()["results"]
     assert json.dumps(finite(paired)) == json.dumps(finite(alone))
     bad = subprocess.run([sys.executable, "-m", "dealer.cli", "report", str(logs[0]), "--jobs", "0"],
                          capture_output=True, text=True, timeout=60)  # fmt: skip

@@ -16,10 +16,9 @@ import numpy as np
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import evaluate_match
 from dealer.evaluation.guard import WARMUP, guarded, keep_aivat
 from dealer.evaluation.report import report_match
-from dealer.evaluation.simulate import simulate_match
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 from tests.dealer.evaluation.test_rangeaivat import LEDUC, NL_LEDUC, exact_value, ranged_policy, z_score
 
 SEEDS, HANDS = 6, 300

@@ -6,8 +6,8 @@ import pytest
 
 from dealer.bots import POLICIES
 from dealer.evaluation.matchlog import MatchLogError, read_match_log
-from dealer.evaluation.simulate import simulate_match
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import simulate_match
 from tests.reference import game_file_for, log_files, seed_of
 
 

@@ -15,15 +15,15 @@ from functools import cache, lru_cache
 import numpy as np
 import pytest
 
-from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex, evaluate_match
+from dealer.evaluation.aivat import IMAGINARY, LOGGED_RANGE, DecisionIndex
 from dealer.evaluation.rangeaivat import CheckDown, SeatValues
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.values import AivatError, CheckDownValue
 from dealer.policy import Distribution
 from protocol.cards import card_rank, deck
 from protocol.decisions import ROW_TOTAL, LoggedRange
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, LIMIT_RAISE, State, initial_state, raise_to
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 
 LEDUC = load_game("leduc.limit.2p")
 NL_LEDUC = load_game("leduc.nolimit.2p")
@@ -280,7 +280,7 @@ def test_holdem_margins_match_exact_counts():
     # Swapping suits (clubs <-> spades, hearts <-> diamonds) keeps the class of a matchup.
     a, b = np.array([[0, 5], [12, 13]]), np.array([[20, 41], [50, 51]])
     swap = np.array([(c // 4) * 4 + (3 - c % 4) for c in range(52)])
-    np.testing.assert_array_equal(margins._canonical(a, b), margins._canonical(swap[a], swap[b]))
+    np.testing.assert_array_equal(margins.canonical_matchups(a, b), margins.canonical_matchups(swap[a], swap[b]))
 
 
 def holdem_ranged_policy(state: State) -> Distribution:

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import evaluate_match, load_decision_logs, stream_decision_logs
+from dealer.evaluation.aivat import load_decision_logs, stream_decision_logs
 from dealer.evaluation.arguments import add_report_arguments
 from dealer.evaluation.estimates import DelayedProgress
 from dealer.evaluation.matchlog import read_match_log
 from dealer.evaluation.render import PlotError, cumulative_with_band, finite
 from dealer.evaluation.report import report_match, run_report
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.stats import summarize
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 from tests.reference import GAMES, LOGS
 
 

@@ -11,7 +11,6 @@ import pytest
 from scipy import stats
 
 from dealer.bots import POLICIES
-from dealer.evaluation.simulate import simulate_match
 from dealer.evaluation.stats import (
     PairingError,
     duplicate_groups,
@@ -21,6 +20,7 @@ from dealer.evaluation.stats import (
     summarize,
 )
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import simulate_match
 
 
 def test_summary_by_hand():

@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 from dealer.bots import POLICIES
-from dealer.evaluation.aivat import declared_strategies, evaluate_match
+from dealer.evaluation.aivat import declared_strategies
 from dealer.evaluation.matchlog import read_match_log
-from dealer.evaluation.simulate import simulate_match
 from protocol.gamedef import load_game
+from tests.dealer.evaluation.simulate import evaluate_match, simulate_match
 from tests.reference import game_file_for, log_files
 
 GOLDEN = Path(__file__).with_name("aivat_golden.json")

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.gadgets import hand_weights
 from solver.ranges import BEST_RESPONSE, EVALUATE, WHOLE, TabularGame, kernel_arrays, walk
+from solver.subgame.gadgets import hand_weights
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN, path_from_root
 
 GIFT_FORMS = ("lower-bound", "exact")

@@ -1,4 +1,4 @@
-"""Numba kernels of CFR-Jr and CFR-S (:mod:`solver.cce`) on a :class:`solver.cce_game.FullGame`.
+"""Numba kernels of CFR-Jr and CFR-S (:mod:`solver.cce.cfr_jr`) on a :class:`solver.cce.game.FullGame`.
 
 * :func:`regret_pass`: one full-width CFR iteration for every player over every deal,
   each player updating against the others' strategies (simultaneous updates);
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.cce_game import UNREACHED
+from solver.cce.game import UNREACHED
 from solver.deals import random_unit
 from solver.tree import CHANCE, DECISION
 

@@ -17,17 +17,17 @@ solves.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 import structlog
 
 from agent.allin import call_or_fold, nothing_left_to_decide
-from agent.policy import HandContext
+from agent.blueprint_view import BlueprintSource, BlueprintView, can_value, opponent_reach
+from agent.player import HandContext
 from agent.strategy import ACTION_FLOOR, RangeStrategy, threshold
 from agent.timing import TimeManager
 from protocol.fasteval import HOLE_PAIRS
@@ -35,27 +35,18 @@ from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State
 from protocol.seeding import SIZES, TRANSLATION, reseed
 from protocol.wire import MatchState
-from solver.follow import TranslationMemory, real_actions, walk
-from solver.tree import DECISION, BettingTree
+from solver.follow import Step, TranslationMemory, real_actions, walk
+from solver.tree import DECISION
 
 if TYPE_CHECKING:  # the solving stage (and its numba kernels) loads only when used
     from agent.solving import SolveSettings, SolvingStage
 
 
-log = structlog.get_logger("agent.pipeline")
+log = structlog.get_logger("agent.strategist")
 
 
-class PipelineError(Exception):
+class StrategistError(Exception):
     """The agent cannot be assembled (wrong game, missing or mismatched blueprint)."""
-
-
-class BlueprintSource(Protocol):
-    """What the agent reads from a blueprint: its tree, and at a decision node the
-    strategy of every private hand (HOLE_PAIRS order) given the board so far."""
-
-    tree: BettingTree
-
-    def range_strategy(self, node: int, board: tuple[int, ...]) -> np.ndarray: ...
 
 
 #: Index of a sorted hole pair in ``HOLE_PAIRS`` (the order of every range).
@@ -84,7 +75,7 @@ def solves_here(state: State, rounds_early: int = 0) -> bool:
     return state.round >= last - rounds_early or (state.round == last - 1 and state.raise_bounds() is None)
 
 
-class Pipeline:
+class AgentStrategist:
     """Blueprint (+ translation) first, subgame solving where :func:`solves_here`."""
 
     def __init__(self, blueprint: BlueprintSource, solving: SolvingStage | None, seed: int = 0, rounds_early: int = 0,
@@ -96,6 +87,7 @@ class Pipeline:
         self.rounds_early = rounds_early
         self.seed = seed
         self.rng = np.random.default_rng([seed, 1])
+        self.valuer = blueprint if can_value(blueprint) else None
 
     def start_hand(self, number: int, position: int) -> None:
         """Restart the translation's and the bet sizes' random streams on this hand's."""
@@ -105,20 +97,33 @@ class Pipeline:
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy:
         state = match.state
-        if self.solving is not None and self.call_rule and nothing_left_to_decide(state):
-            return self._call_or_fold(match, hand)
-        if self.solving is not None and solves_here(state, self.rounds_early):
-            me = match.position
-            solved = self.solving.strategy(match, hand, clock, self._opponent_range(hand, me), self._alternatives(hand, me))
+        all_in = self.solving is not None and self.call_rule and nothing_left_to_decide(state)
+        solve = self.solving is not None and not all_in and solves_here(state, self.rounds_early)
+        view = self.view(hand, state, match.position, reach=all_in or solve)
+        if all_in:
+            return self._call_or_fold(match, hand, view)
+        if solve:
+            solved = self.solving.strategy(match, hand, clock, view)
             if solved is not None:
                 # A few hundred iterations leave crumbs on every action (a 0.2% all-in with
                 # ten-high, measured against `equity`): played, each costs a stack now and then.
                 if self.action_floor > 0:
                     return replace(solved, probs=threshold(solved.probs, self.action_floor))
                 return solved
-        return self._blueprint(match, hand)
+        return self._blueprint(match, hand, view)
 
-    def _call_or_fold(self, match: MatchState, hand: HandContext) -> RangeStrategy:
+    def view(self, hand: HandContext, state: State, me: int, *, reach: bool = True) -> BlueprintView:
+        """The blueprint at ``state``: the real hand followed down its tree once (the
+        opponent's translations drawn once per action and kept in ``hand``'s notes), with
+        the opponent's range along the path if ``reach``."""
+        memory = hand.notes.setdefault("translation", TranslationMemory())
+        found = walk(self.blueprint.tree, state, memory, self.rng, me)
+        node, path = (found[0], tuple(found[1])) if found is not None else (None, ())
+        if not reach:
+            return BlueprintView(node, path)
+        return BlueprintView(node, path, opponent_reach(self.blueprint, state, path, me, len(hand.reach)), self.valuer)
+
+    def _call_or_fold(self, match: MatchState, hand: HandContext, view: BlueprintView) -> RangeStrategy:
         """Facing an all-in: call exactly the hands whose equity against the opponent's
         modelled range pays the price (:mod:`agent.allin`).
 
@@ -126,10 +131,9 @@ class Pipeline:
         hand: a solve's own opponent strategy, a by-product of a few hundred iterations
         against our range, put its river check-raise all-in on full houses only and had
         the nut flush folded (measured against `equity`)."""
-        state, me = match.state, match.position
-        opponent = self._opponent_range(hand, me)(state)
+        state = match.state
         rng = np.random.default_rng([self.seed, hand.number, hand.position, ALLIN])
-        call, equity = call_or_fold(state, opponent, rng)
+        call, equity = call_or_fold(state, view.opponent_reach, rng)
         detail: dict = {"rule": "call if equity >= price", "price": round(price(state), 4),
                         "range": "blueprint"}
         held = HOLE_INDEX.get(tuple(sorted(match.my_cards)))
@@ -137,26 +141,21 @@ class Pipeline:
             detail["equity"] = round(float(equity[held]), 4)
         return RangeStrategy((FOLD, CALL), np.stack([1.0 - call, call], axis=1), "call-or-fold", detail)
 
-    def _walk(self, hand: HandContext, state: State, me: int):
-        memory = hand.notes.setdefault("translation", TranslationMemory())
-        return walk(self.blueprint.tree, state, memory, self.rng, me)
-
-    def _blueprint(self, match: MatchState, hand: HandContext) -> RangeStrategy:
+    def _blueprint(self, match: MatchState, hand: HandContext, view: BlueprintView) -> RangeStrategy:
         state = match.state
-        found = self._walk(hand, state, match.position)
-        if found is None:
+        if view.node is None:
             # Expected now and then (e.g. more raises than the tree allows): check or call.
             log.info("hand left the blueprint's tree; checking/calling", hand=state.hand_number, betting=state.betting)
             return RangeStrategy((CALL,), np.ones((len(hand.reach), 1)), "off-tree")
-        node, path = found
+        node = view.node
         tree = self.blueprint.tree
         probs = self.blueprint.range_strategy(node, state.board)
         if self.action_floor > 0:
             probs = threshold(probs, self.action_floor)
         probs = cheaper_calls(tree.states[node], state, tree.actions(node), probs)
-        return RangeStrategy(real_actions(tree, node, state), probs, "blueprint", self._detail(match, node, path))
+        return RangeStrategy(real_actions(tree, node, state), probs, "blueprint", self._detail(match, node, view.path))
 
-    def _detail(self, match: MatchState, node: int, path) -> dict:
+    def _detail(self, match: MatchState, node: int, path: tuple[Step, ...]) -> dict:
         """Where a blueprint row came from, for the decision log: the tree node, its
         abstract betting, the held hand's bucket, and how many real actions were translated."""
         tree, state = self.blueprint.tree, match.state
@@ -167,41 +166,6 @@ class Pipeline:
             with contextlib.suppress(Exception):  # a detail must never cost a decision
                 detail["bucket"] = int(bucket(state.round, match.my_cards, state.board))
         return detail
-
-    def _opponent_range(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray]:
-        """The opponent's range at a state by the blueprint along the translated path
-        (uniform where the path left the tree; a raise past the tree's cap, which took
-        the tree back, weighs nothing more)."""
-
-        def at(state: State) -> np.ndarray:
-            reach = np.ones(len(hand.reach))
-            found = self._walk(hand, state, me)
-            if found is None:
-                return reach
-            tree, game = self.blueprint.tree, state.game
-            for step in found[1]:
-                if step.player != me and not step.collapsed:
-                    board = state.board[: game.board_cards_through(int(tree.round[step.node]))]
-                    column = step.edge - int(tree.child_start[step.node])
-                    reach *= self.blueprint.range_strategy(step.node, board)[:, column]
-            return reach
-
-        return at
-
-
-    def _alternatives(self, hand: HandContext, me: int) -> Callable[[State], np.ndarray | None] | None:
-        """The blueprint's alternatives for a first solve (:func:`agent.safety.blueprint_alternatives`),
-        or None when the blueprint cannot give them (a source without the tree navigation
-        of :class:`precompute.blueprint.Blueprint`)."""
-        if not (hasattr(self.blueprint, "child") and hasattr(self.blueprint, "actions")):
-            return None
-        from agent.safety import blueprint_alternatives
-
-        def at(state: State) -> np.ndarray | None:
-            found = self._walk(hand, state, me)
-            return None if found is None else blueprint_alternatives(self.blueprint, found[0], state, hand.reach)
-
-        return at
 
 
 def price(state: State) -> float:
@@ -242,7 +206,7 @@ def load_blueprint(path: Path | None) -> BlueprintSource:
     the agent maps the match onto it by pot fractions and roles (:mod:`solver.follow`).
 
     Raises:
-        PipelineError: if it cannot be loaded (the message says what to rebuild).
+        StrategistError: if it cannot be loaded (the message says what to rebuild).
     """
     from precompute.blueprint import Blueprint
     from solver.artifacts import ArtifactError
@@ -250,7 +214,7 @@ def load_blueprint(path: Path | None) -> BlueprintSource:
     try:
         return Blueprint.load(path)
     except (ArtifactError, OSError) as exc:
-        raise PipelineError(f"cannot load the blueprint: {exc}") from None
+        raise StrategistError(f"cannot load the blueprint: {exc}") from None
 
 
 def warm_up_blueprint(blueprint: BlueprintSource) -> None:
@@ -267,27 +231,27 @@ def warm_up_blueprint(blueprint: BlueprintSource) -> None:
 def build_strategist(
     game: GameDef, blueprint_path: Path | None, *, blueprint_only: bool, seed: int, solve_from: str = "river",
     action_floor: float = ACTION_FLOOR, solve: SolveSettings | None = None, all_in: str = ALL_IN_RULES[0],
-) -> Pipeline:
+) -> AgentStrategist:
     """The agent's strategist for ``game``; ``solve_from``: a key of :data:`SOLVE_FROM`;
     ``solve``: how its safe solves run (default :class:`agent.solving.SolveSettings`);
     ``all_in``: one of :data:`ALL_IN_RULES`.
 
     Raises:
-        PipelineError: if the game is not heads-up no-limit or the blueprint cannot be
+        StrategistError: if the game is not heads-up no-limit or the blueprint cannot be
             loaded for it (the message names the file and what to rebuild).
     """
     if game.num_players != 2 or not game.is_nolimit:
-        raise PipelineError("the agent plays heads-up no-limit games only")
+        raise StrategistError("the agent plays heads-up no-limit games only")
     if all_in not in ALL_IN_RULES:
-        raise PipelineError(f"unknown all-in rule {all_in!r} (expected one of {', '.join(ALL_IN_RULES)})")
+        raise StrategistError(f"unknown all-in rule {all_in!r} (expected one of {', '.join(ALL_IN_RULES)})")
     blueprint = load_blueprint(blueprint_path)
     warm_up_blueprint(blueprint)
     bp = blueprint.tree.game
     shape = ("num_rounds", "num_board_cards", "num_hole_cards", "num_suits", "num_ranks")
     if any(getattr(bp, name) != getattr(game, name) for name in shape):
-        raise PipelineError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
+        raise StrategistError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
     if blueprint_only:
-        return Pipeline(blueprint, None, seed, action_floor=action_floor)
+        return AgentStrategist(blueprint, None, seed, action_floor=action_floor)
     from agent.solving import SolvingStage, warm_up
 
     # Subgames rooted before the river split their river parts over the threads (an
@@ -295,5 +259,5 @@ def build_strategist(
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     warm_up(threads=threads)
     solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads, settings=solve)
-    return Pipeline(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor,
+    return AgentStrategist(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor,
                     call_rule=all_in == "equity")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from precompute.abstraction import (
+from precompute.bucketing import (
     ROUND_NAMES,
     AbstractionConfig,
     AbstractionError,

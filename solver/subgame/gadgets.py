@@ -32,7 +32,7 @@ solver's convergence).
 The kernels here are what a subgame solver's root hook calls each iteration:
 :func:`gadget_reach` before the re-solver's update, :func:`gadget_update` with the
 opponent's values after the opponent's update.  :class:`GadgetHook` is that hook for
-:class:`solver.subgame.SubgameSolver` (whose values weigh every hand pair 1: give it
+:class:`solver.subgame.range_solver.SubgameSolver` (whose values weigh every hand pair 1: give it
 alternatives in those units and weights from :func:`hand_weights`).
 """
 
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from solver.cfr import DCFR, CFRConfig
+from solver.cfr.fullwidth import DCFR, CFRConfig
 from solver.ranges import discounts
 
 UNSAFE, RESOLVE, MAXMARGIN, MIXED = 0, 1, 2, 3
@@ -151,7 +151,7 @@ def hand_weights(hands: np.ndarray, other_reach: np.ndarray) -> np.ndarray:
 
 
 class GadgetHook:
-    """A gadget at the root of a :class:`solver.subgame.SubgameSolver` (its ``RootHook``).
+    """A gadget at the root of a :class:`solver.subgame.range_solver.SubgameSolver` (its ``RootHook``).
 
     Args:
         gadget: alternatives and weights in the solver's units (values summed over the

@@ -5,7 +5,7 @@ the effective stack, bet and raise sizes in % of the pot per street and per play
 (OOP, IP), an all-in threshold, an accuracy in % of the pot, threads and an iteration
 cap.  :func:`load_spot` reads one from a TOML or JSON file (or a dict), and
 :meth:`Spot.subgame` builds the public state and the action abstraction that give the
-same betting tree through :func:`solver.subgame.build_subgame`.
+same betting tree through :func:`solver.subgame.range_solver.build_subgame`.
 
 How each term maps (also in ``docs/solver.md``):
 
@@ -19,15 +19,15 @@ How each term maps (also in ``docs/solver.md``):
   The pot must be an even number of chips (each player put in half).
 - ``bet`` sizes (a street with no bet yet) and ``raise`` sizes (once it has one): % of
   the pot after calling, added on top of the call, rounded to whole chips
-  (:class:`solver.abstraction.ActionAbstraction`'s sizing); ``allin`` offers the all-in.
+  (:class:`solver.bets.ActionAbstraction`'s sizing); ``allin`` offers the all-in.
 - ``allin_threshold``: a bet or raise that adds more than this fraction of the bettor's
   chips behind becomes all-in (``allinabove=``).
 - ``raise_cap``: at most this many bets and raises per street, the first bet counted
   (ACPC's convention); absent: no cap.
 - ``accuracy``: stop once the exploitability (the mean of the two players' best-response
   gains) is at most this % of the root pot; ``check_every``: measured every this many
-  iterations (default: when :class:`solver.subgame.CheckSchedule` predicts);
-  ``threads``, ``max_iterations``: as in :class:`solver.subgame.SubgameSolver`.
+  iterations (default: when :class:`solver.subgame.range_solver.CheckSchedule` predicts);
+  ``threads``, ``max_iterations``: as in :class:`solver.subgame.range_solver.SubgameSolver`.
 
 OOP is the player who acts first on the spot's streets.  Not expressed: ranges (every
 hand not touching the board is in both ranges with weight 1), donk-bet sizes apart from
@@ -47,7 +47,7 @@ from protocol.cards import cards_str, parse_cards
 from protocol.errors import WireFormatError
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import CALL, State, initial_state, raise_to, with_cards
-from solver.abstraction import ActionAbstraction
+from solver.bets import ActionAbstraction
 
 STREETS = ("flop", "turn", "river")
 SEATS = ("oop", "ip")

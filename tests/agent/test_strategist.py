@@ -1,4 +1,4 @@
-"""The pipeline with a stand-in blueprint: tree lookup through translation, the
+"""The strategist with a stand-in blueprint: tree lookup through translation, the
 opponent's range along the path, and the fallback when the hand leaves the tree."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.pipeline import Pipeline
-from agent.policy import Agent
+from agent.player import Agent
+from agent.strategist import AgentStrategist
 from agent.strategy import legalize, threshold
 from agent.timing import TimeLimits, TimeManager
 from dealer.bots import raise_policy
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, ActionType, State, initial_state, with_cards
 from protocol.wire import format_view, parse_matchstate
-from solver.abstraction import parse_abstraction
+from solver.bets import parse_abstraction
 from solver.follow import TranslationMemory, real_actions, walk
 from solver.tree import build_tree
 from tests.agent.placeholder import StrengthStrategist
@@ -55,8 +55,8 @@ class StandInBlueprint:
 
 def test_blueprint_lookup_follows_the_translated_path():
     bp = StandInBlueprint()
-    pipeline = Pipeline(bp, solving=None, seed=1)
-    agent = Agent(GAME, pipeline, TimeManager(TimeLimits()), seed=1)
+    strategist = AgentStrategist(bp, solving=None, seed=1)
+    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
     match = parse_matchstate("MATCHSTATE:0:0:r250:AsKd|", GAME)  # an off-tree open to 250
     decision = agent.decide(match)
     assert decision.source == "blueprint"
@@ -70,11 +70,11 @@ def test_blueprint_lookup_follows_the_translated_path():
 
 def test_opponent_range_is_the_blueprint_along_the_path():
     bp = StandInBlueprint()
-    pipeline = Pipeline(bp, solving=None, seed=1)
-    agent = Agent(GAME, pipeline, TimeManager(TimeLimits()), seed=1)
+    strategist = AgentStrategist(bp, solving=None, seed=1)
+    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
     match = parse_matchstate("MATCHSTATE:0:0:r300c/cr600:AsKd|/2c7hKs", GAME)
     hand = agent.observe(match)
-    reach = pipeline._opponent_range(hand, 0)(match.state)
+    reach = strategist.view(hand, match.state, 0).opponent_reach
     _, steps = walk(bp.tree, match.state, hand.notes["translation"], np.random.default_rng(0), me=0)
     expected = np.ones(1326)
     for step in steps:
@@ -87,7 +87,7 @@ def test_opponent_range_is_the_blueprint_along_the_path():
 
 def test_leaving_the_tree_costs_a_check_or_call_not_the_match():
     bp = StandInBlueprint()
-    agent = Agent(GAME, Pipeline(bp, solving=None), TimeManager(TimeLimits()))
+    agent = Agent(GAME, AgentStrategist(bp, solving=None), TimeManager(TimeLimits()))
     # The SB bets out of the tree's cap of 1 on the flop and the BB re-raises: the
     # tree has no node of the round where the SB faced a bet to go back to.
     bp.tree = build_tree(GAME, parse_abstraction("1;allin;cap=1"))
@@ -106,8 +106,8 @@ def test_a_raise_war_on_every_round_stays_on_the_blueprint():
     and we call.  Every decision reads the blueprint (none falls back to check/call),
     every action is legal, and every round's war took the tree back once."""
     bp = StandInBlueprint()
-    pipeline = Pipeline(bp, solving=None, seed=3)
-    agent = Agent(DEEP, pipeline, TimeManager(TimeLimits()), seed=3)
+    strategist = AgentStrategist(bp, solving=None, seed=3)
+    agent = Agent(DEEP, strategist, TimeManager(TimeLimits()), seed=3)
     deal = with_cards(initial_state(DEEP), ((12, 25), (38, 51)), tuple(range(13, 18)))
     me, state = 0, deal  # position 0 is the big blind
     while not state.finished:
@@ -116,7 +116,7 @@ def test_a_raise_war_on_every_round_stays_on_the_blueprint():
             continue
         match = parse_matchstate(format_view(state, me), DEEP)  # the state rebuilt from the line
         hand = agent.observe(match)
-        strategy = legalize(match.state, pipeline.strategy(match, hand, agent.clock))
+        strategy = legalize(match.state, strategist.strategy(match, hand, agent.clock))
         assert strategy.source == "blueprint", match.state.betting
         raises = [a for a in strategy.actions if a.kind == ActionType.RAISE]
         facing = match.state.amount_to_call() > 0
@@ -125,21 +125,21 @@ def test_a_raise_war_on_every_round_stays_on_the_blueprint():
         state = state.apply(action)
     assert state.is_showdown and len(state.actions) == 4
     assert [a.kind for a in state.actions[3]] == [ActionType.CALL, *[ActionType.RAISE] * 3, ActionType.CALL]
-    _, steps = walk(bp.tree, state_before_last_call(state), agent.hand.notes["translation"], pipeline.rng, me)
+    _, steps = walk(bp.tree, state_before_last_call(state), agent.hand.notes["translation"], strategist.rng, me)
     collapsed_rounds = {int(bp.tree.round[s.node]) for s in steps if s.collapsed}
     assert collapsed_rounds == {0, 1, 2, 3}
 
 
 def test_folds_shrink_when_the_real_call_is_cheaper_than_the_trees():
     bp = StandInBlueprint()
-    pipeline = Pipeline(bp, solving=None, seed=1)
-    agent = Agent(GAME, pipeline, TimeManager(TimeLimits()), seed=1)
+    strategist = AgentStrategist(bp, solving=None, seed=1)
+    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
     # Flop: we (position 0) check and the opponent bets 100 into 600; the Libratus rule
     # reads it as the tree's pot bet (a call of 600 into 1,200 costs 1/3 of the pot after
     # calling) while the real call costs 100 of 800.
     match = parse_matchstate("MATCHSTATE:0:0:r300c/cr400:AsKd|/2c7hKs", GAME)
     hand = agent.observe(match)
-    got = pipeline.strategy(match, hand, agent.clock)
+    got = strategist.strategy(match, hand, agent.clock)
     node, _ = walk(bp.tree, match.state, hand.notes["translation"], np.random.default_rng(0), me=0)
     assert bp.tree.actions(node)[:2] == [FOLD, CALL] and bp.tree.states[node].amount_to_call() == 600
     raw = bp.range_strategy(node, match.state.board)
@@ -150,7 +150,7 @@ def test_folds_shrink_when_the_real_call_is_cheaper_than_the_trees():
     # A bet the tree holds exactly keeps the blueprint's folds.
     exact = parse_matchstate("MATCHSTATE:0:1:r300c/cr900:AsKd|/2c7hKs", GAME)
     hand = agent.observe(exact)
-    kept = pipeline.strategy(exact, hand, agent.clock).probs
+    kept = strategist.strategy(exact, hand, agent.clock).probs
     node, _ = walk(bp.tree, exact.state, hand.notes["translation"], np.random.default_rng(0), me=0)
     np.testing.assert_allclose(kept, bp.range_strategy(node, exact.state.board))
 
@@ -162,11 +162,12 @@ def test_thresholding_drops_rare_blueprint_actions_and_renormalises():
     assert np.array_equal(threshold(np.array([[0.3, 0.3, 0.4]]), 0.5), [[0, 0, 1]])  # the largest is kept
 
 
-def test_the_pipeline_plays_thresholded_blueprint_rows():
+def test_the_strategist_plays_thresholded_blueprint_rows():
     bp = StandInBlueprint()
     match = parse_matchstate("MATCHSTATE:0:0::AsKd|", GAME)
-    plain = Agent(GAME, Pipeline(bp, solving=None, seed=1), TimeManager(TimeLimits()), seed=1).decide(match)
-    floored = Agent(GAME, Pipeline(bp, solving=None, seed=1, action_floor=0.2), TimeManager(TimeLimits()), seed=1).decide(match)
+    floor = AgentStrategist(bp, solving=None, seed=1, action_floor=0.2)
+    plain = Agent(GAME, AgentStrategist(bp, solving=None, seed=1), TimeManager(TimeLimits()), seed=1).decide(match)
+    floored = Agent(GAME, floor, TimeManager(TimeLimits()), seed=1).decide(match)
     rows, kept = plain.range.strategy(), floored.range.strategy()
     assert (rows[rows.sum(axis=1) > 0] < 0.2).any()  # the stand-in has rare actions to drop
     live = kept.sum(axis=1) > 0
@@ -174,8 +175,8 @@ def test_the_pipeline_plays_thresholded_blueprint_rows():
 
 
 def test_an_unknown_all_in_rule_is_named_before_anything_loads():
-    from agent.pipeline import PipelineError, build_strategist
+    from agent.strategist import StrategistError, build_strategist
 
-    with pytest.raises(PipelineError, match="unknown all-in rule 'guess'"):
+    with pytest.raises(StrategistError, match="unknown all-in rule 'guess'"):
         build_strategist(load_game("holdem.nolimit.2p"), Path("no/such/blueprint"), blueprint_only=False, seed=0,
                          all_in="guess")  # fmt: skip

@@ -1,4 +1,4 @@
-"""The agent's decision pipeline: from a match state to a legal action and its log rows.
+"""The agent's player: from a match state to a legal action and its log rows.
 
 :class:`Agent` keeps what the agent knows about the hand in progress (its own range:
 the probability it would have played the hand so far with each private hand) and
@@ -26,7 +26,7 @@ from protocol.rules import CALL, Action, ActionType
 from protocol.seeding import ACTIONS, reseed
 from protocol.wire import MatchState
 
-log = structlog.get_logger("agent.policy")
+log = structlog.get_logger("agent.player")
 
 
 @dataclass
@@ -47,7 +47,7 @@ class HandContext:
 
 
 class Strategist(Protocol):
-    """A stage of the pipeline that gives the strategy for every private hand at a node."""
+    """What the player asks at each decision: the strategy for every private hand at a node."""
 
     def strategy(self, match: MatchState, hand: HandContext, clock: TimeManager) -> RangeStrategy: ...
 

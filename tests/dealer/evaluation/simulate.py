@@ -1,4 +1,4 @@
-"""In-process matches between known policies, for tests and figures.
+"""In-process matches between known policies, and their AIVAT values, for tests and figures.
 
 A simulated match deals exactly what the dealer would for its seed
 (:class:`dealer.dealing.Dealer`, so mirrored matches give each position the same
@@ -17,7 +17,7 @@ be multiples of 1/65,535 so the logged rows are exactly what it draws from.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +25,10 @@ import numpy as np
 
 from dealer.bots import declared, policy_name
 from dealer.dealing import Dealer
-from dealer.evaluation.aivat import DecisionIndex
+from dealer.evaluation.aivat import DecisionIndex, MatchAivat, evaluate_hands
 from dealer.evaluation.matchlog import HEADER_TAG, MatchLog
+from dealer.evaluation.rangeaivat import CheckDown
+from dealer.evaluation.values import CheckDownValue, ValueFunction
 from dealer.policy import Policy
 from protocol.decisions import CARD_DEPENDENT, ROW_TOTAL, Decision, DecisionLogWriter, LoggedRange, private_hands
 from protocol.gamedef import GameDef, format_gamedef
@@ -200,3 +202,20 @@ def _range_of(policy: Policy, state: State, position: int, reach: np.ndarray, ta
             raise ValueError("a ranged policy's probabilities must be multiples of 1/65,535")
     weights = np.where(counts.sum(axis=1) > 0, reach, 0.0)
     return LoggedRange.pack(counts, weights), actions.index(taken)
+
+
+def evaluate_match(
+    match: MatchLog,
+    decisions: DecisionIndex | None = None,
+    value: ValueFunction | None = None,
+    *,
+    strategies: Mapping[str, Policy] | None = None,
+    max_private_deals: int = 200,
+    full_range: bool = True,
+    seat_values: CheckDown | None = None,
+) -> MatchAivat:
+    """AIVAT values of every hand of ``match`` (see :func:`evaluate_hands`)."""
+    return evaluate_hands(
+        match.name, match.seats, match.hands, decisions, value or CheckDownValue(match.game),
+        strategies=strategies, max_private_deals=max_private_deals, full_range=full_range, seat_values=seat_values,
+    )  # fmt: skip

@@ -1,7 +1,7 @@
 """A small game in full, for coarse-correlated-equilibrium solvers: every deal, every
 terminal, and each player's sequence form.
 
-CFR-Jr and CFR-S (:mod:`solver.cce`) work on the whole extensive-form game, not on
+CFR-Jr and CFR-S (:mod:`solver.cce.cfr_jr`) work on the whole extensive-form game, not on
 ranges: the terminals are (deal, terminal betting node) pairs, all deals equally
 likely (:func:`solver.deals.all_deals`).  A player's *infoset* is a betting node where
 it acts together with the row it sees there (board so far and its hand, the tabular
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from protocol.gamedef import GameDef
-from solver.abstraction import ActionAbstraction
+from solver.bets import ActionAbstraction
 from solver.deals import CardSpace, all_deals, card_space
 from solver.tree import DECISION, FOLD_END, SHOWDOWN, BettingTree, Layout, build_tree, layout, pot_shares
 

@@ -1,4 +1,4 @@
-"""Safe re-solving for the agent: Estimated-Maxmargin with gifts (Libratus; docs/algorithms.md, "Subgame solving").
+"""Safe re-solving in a real hand: Estimated-Maxmargin with gifts (Libratus; docs/algorithms.md, "Subgame solving").
 
 A hand's first subgame is solved safe against the blueprint (:func:`blueprint_alternatives`):
 each opponent hand's alternative is its best-response value against the blueprint's
@@ -8,7 +8,7 @@ exploitable: local best response shoves the turn and the unsafe solve, trusting 
 blueprint's bluff-heavy shoving range, calls too wide (README, "Local best response").
 Every later solve of the hand — after an opponent bet the last subgame's
 tree does not hold (nested solving), or at a new round — puts the opponent's root
-in a Maxmargin gadget (:mod:`solver.gadgets`): each opponent hand gets an
+in a Maxmargin gadget (:mod:`solver.subgame.gadgets`): each opponent hand gets an
 *alternative* payoff, and the solver maximises the smallest margin by which the new
 strategy keeps every hand's value below it.
 
@@ -27,16 +27,17 @@ and multiplying by its weight in the new subgame gives the gadget's units.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
 from protocol.rules import Action, State, with_cards
-from solver.gadgets import UNSAFE_WEIGHT, GadgetHook, hand_weights, make_gadget
-from solver.subgame import Subgame, SubgameError, SubgameSolver, build_subgame
-from solver.tree import DECISION, skip_chance
+from solver.subgame.gadgets import UNSAFE_WEIGHT, GadgetHook, hand_weights, make_gadget
+from solver.subgame.range_solver import Subgame, SubgameError, SubgameSolver, build_subgame
+from solver.tree import DECISION, BettingTree, skip_chance
 
 #: The root gadget of every safe solve: Maxmargin with a small weight on the unsafe
-#: objective (ours, :mod:`solver.gadgets`).  Plain Maxmargin stops improving once the
+#: objective (ours, :mod:`solver.subgame.gadgets`).  Plain Maxmargin stops improving once the
 #: smallest margin is as large as it can be, and a hand that loses whatever we do pins
 #: it at 0 in most re-solves (README, Table 1: 84%); the unsafe term keeps lowering the
 #: opponent's value over its range after that, at no measured cost in safety (Table 1:
@@ -52,6 +53,19 @@ FIRST_GADGET = f"blueprint-{GADGET_KERNEL}"
 #: nodes of ours times their boards; a turn subtree fits, and costs about 0.7 s of CPU);
 #: a bigger subtree is solved unsafe instead.
 MAX_BLUEPRINT_ROWS = 3000
+
+
+class BlueprintRows(Protocol):
+    """What a first solve reads of a blueprint (:class:`precompute.blueprint.Blueprint` has
+    it; the solver may not import ``precompute``, which builds on it)."""
+
+    tree: BettingTree
+
+    def actions(self, node: int) -> list[Action]: ...
+
+    def child(self, node: int, action: Action) -> int: ...
+
+    def range_strategy(self, node: int, board: Sequence[int] = ()) -> np.ndarray: ...
 
 
 def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], weight: np.ndarray) -> np.ndarray:
@@ -108,14 +122,14 @@ def safe_hook(
     return GadgetHook(make_gadget(gadget, alternatives, weight, ranges[opponent], unsafe_weight), opponent)
 
 
-def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:
+def blueprint_alternatives(blueprint: BlueprintRows, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:
     """The opponent's alternative per hand in chips (HOLE_PAIRS order) for a hand's first
     subgame, rooted at the real state ``real`` that translates to the blueprint's decision
     ``node`` (ours): the opponent's best-response value there against the blueprint's own
     play below ``node``, with our real reach ``our_reach`` (HOLE_PAIRS order), scaled
     from the tree's pot to the real one (the tree's sizes are pot fractions of the real ones).
 
-    ``blueprint``: a :class:`precompute.blueprint.Blueprint`.  None when the subtree
+    ``blueprint``: a :class:`precompute.blueprint.Blueprint` or the like.  None when the subtree
     cannot be valued (the rebuilt subtree disagrees with the blueprint's, or it needs
     more than :data:`MAX_BLUEPRINT_ROWS` blueprint rows).
     """
@@ -141,7 +155,7 @@ def blueprint_alternatives(blueprint, node: int, real: State, our_reach: np.ndar
     return sg.to_hole_pairs(chips * (real.pot / abstract.pot))
 
 
-def _blueprint_strategy(blueprint, sg: Subgame, node: int, me: int) -> np.ndarray | None:
+def _blueprint_strategy(blueprint: BlueprintRows, sg: Subgame, node: int, me: int) -> np.ndarray | None:
     """The blueprint's play below ``node`` in ``sg``'s tabular layout (our rows; the
     opponent's are uniform, a best response ignores them), or None (see above)."""
     tree, lay = sg.tree, sg.tabular.layout

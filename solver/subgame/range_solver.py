@@ -48,10 +48,9 @@ import numpy as np
 
 from protocol.fasteval import NUM_HOLE_PAIRS
 from protocol.rules import Action, State
-from solver.abstraction import ActionAbstraction
-from solver.cfr import DCFR, CFRConfig
+from solver.bets import ActionAbstraction
+from solver.cfr.fullwidth import DCFR, CFRConfig
 from solver.deals import CardSpace, card_space
-from solver.gadgets import hand_weights
 from solver.ranges import (
     BEST_RESPONSE,
     EVALUATE,
@@ -63,10 +62,11 @@ from solver.ranges import (
     discounts,
     kernel_arrays,
     normalized,
-    split_values,
     tabular_layout,
     walk,
 )
+from solver.subgame.gadgets import hand_weights
+from solver.subgame.split import split_values
 from solver.tree import CHANCE, DECISION, BettingTree, build_tree, path_from_root, skip_chance
 
 
@@ -299,7 +299,7 @@ class SubgameResult(NamedTuple):
 
 
 class SubgameSolver:
-    """DCFR (default) or any :class:`solver.cfr.CFRConfig` on one subgame.
+    """DCFR (default) or any :class:`solver.cfr.fullwidth.CFRConfig` on one subgame.
 
     Args:
         ranges: (2, n_hands) each player's reach at the root (hands touching the

@@ -1,13 +1,13 @@
 """CFR-Jr and CFR-S (Celli, Marchesi, Bianchi, Gatti, NeurIPS 2019): coarse correlated
 equilibria of any small poker game (docs/algorithms.md, "Coarse correlated equilibria").
 
-Both run full-width CFR on the whole game (:func:`solver.cce_kernels.regret_pass`,
+Both run full-width CFR on the whole game (:func:`solver.cce.kernels.regret_pass`,
 simultaneous updates) and build the average *joint* distribution of normal-form
 plans, which converges to a CCE where the product of CFR's average strategies need
 not:
 
 * CFR-Jr turns each player's current strategy into an equivalent mixture of at most
-  |Z| reduced plans every iteration (:func:`solver.cce_kernels.reconstruct`) and adds
+  |Z| reduced plans every iteration (:func:`solver.cce.kernels.reconstruct`) and adds
   the product of those mixtures;
 * CFR-S draws one plan per player from its current strategy, adds that joint plan,
   and every player updates its regrets against the others' drawn plans.
@@ -17,7 +17,7 @@ The distribution is a :class:`JointDistribution`: each player's distinct plans
 iterations.  A CFR-S term is one joint plan; a CFR-Jr term keeps its product
 factored (one plan mixture per player), since expanded it holds the product of the
 players' supports — :meth:`JointDistribution.expand` gives the explicit dictionary of
-joint plans when it fits.  The CCE gap comes from :mod:`solver.cce_gap`.
+joint plans when it fits.  The CCE gap comes from :mod:`solver.cce.gap`.
 
 Variants: ``vanilla`` is the paper's (regret matching, uniform average); ``plus``
 uses regret matching+ with the average weighted by iteration (t), which reaches
@@ -35,9 +35,9 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.artifacts import ArtifactError, load_artifact, save_artifact
-from solver.cce_game import FullGame, SequenceForm
-from solver.cce_gap import CCEGap, GapAccumulator, product_gap
-from solver.cce_kernels import (
+from solver.cce.game import FullGame, SequenceForm
+from solver.cce.gap import CCEGap, GapAccumulator, product_gap
+from solver.cce.kernels import (
     RECONSTRUCTION_TOLERANCE,
     mixture_realization,
     plan_to_strategy,

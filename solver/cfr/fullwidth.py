@@ -8,7 +8,7 @@ strategy by ``((t-1)/t)^γ``; α = +inf keeps regrets, β = -inf drops negative 
 regrets, then player 1's against player 0's updated strategy.
 
 Two-player games whose cards can be enumerated (:mod:`solver.deals`); for more
-players or bigger games use :mod:`solver.mccfr`.
+players or bigger games use :mod:`solver.cfr.mccfr`.
 """
 
 from __future__ import annotations

@@ -115,19 +115,9 @@ def identity_abstraction(space: CardSpace) -> CardAbstraction:
     return CardAbstraction("identity", tuple(space.rows(r) for r in range(space.game.num_rounds)), buckets)
 
 
-def table_abstraction(name: str, tables: Sequence[np.ndarray]) -> CardAbstraction:
-    """Buckets looked up in per-round (boards, hands) tables (see ``expand_buckets``)."""
-    tables = [np.asarray(t, np.int64) for t in tables]
-
-    def buckets(deals: SampledDeals) -> np.ndarray:
-        return np.stack([t[deals.boards[:, r, None], deals.hands] for r, t in enumerate(tables)], axis=-1)
-
-    return CardAbstraction(name, tuple(int(t.max()) + 1 for t in tables), buckets)
-
-
 class TraversalTree(NamedTuple):
     """The betting tree's arrays as the traversal kernels read them (shared with
-    :mod:`solver.mccfr_parallel`)."""
+    :mod:`solver.cfr.mccfr_parallel`)."""
 
     kind: np.ndarray
     player: np.ndarray
@@ -200,7 +190,7 @@ def traverse(
     Mutates ``regret`` (traverser's nodes), ``avg`` (others' nodes), ``rng`` and the
     work arrays ``frames``, ``at``, ``sums``.  The other players act by regret
     matching on ``others`` (read only): ``regret`` itself, or a snapshot of it when
-    two traversers run at once (:mod:`solver.mccfr_parallel`).
+    two traversers run at once (:mod:`solver.cfr.mccfr_parallel`).
     ``buckets`` is (players, rounds), ``ranks`` (players,).
     """
     m = knobs.max_actions

@@ -44,7 +44,7 @@ KIND = "buckets"
 _CENTERS_KIND = "kmeans_centers"
 _CHUNK_BOARDS = (0, 32, 512, 2048)  # boards per assignment chunk: a second or two of work
 _CHECKPOINT_SECONDS = 60.0
-log = structlog.get_logger("precompute.abstraction")
+log = structlog.get_logger("precompute.bucketing")
 
 
 class AbstractionError(Exception):

@@ -29,8 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from solver.cfr.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, TraversalKnobs, TraversalTree, traverse
 from solver.deals import random_unit, sample_deals
-from solver.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, TraversalKnobs, TraversalTree, traverse
 from solver.tree import BettingTree
 
 
@@ -53,7 +53,7 @@ def _run_traverser(
 
 
 class ParallelMCCFRSolver(MCCFRSolver):
-    """:class:`~solver.mccfr.MCCFRSolver` for two players, run in deterministic blocks on
+    """:class:`~solver.cfr.mccfr.MCCFRSolver` for two players, run in deterministic blocks on
     ``threads`` threads (1 or 2; the arrays are the same either way).
 
     ``rng`` holds three streams: [unused, player 0, player 1] so that a checkpoint

@@ -6,7 +6,7 @@ A subgame is a public state (betting node, board of its round) of a two-player
 the boards that extend its board, so the regrets of many subgames can share one
 full-layout array without touching each other.  Each iteration runs the re-solver's
 update with the opponent's root reach from the gadget, then the opponent's update,
-whose root values feed the gadget (:mod:`solver.gadgets`).  This is the whole-game
+whose root values feed the gadget (:mod:`solver.subgame.gadgets`).  This is the whole-game
 evaluation path of the experiments; the agent solves rebuilt subtrees instead.
 """
 
@@ -18,10 +18,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.blueprint_values import BlueprintValues
-from solver.cfr import DCFR, CFRConfig
-from solver.gadgets import GADGETS, Gadget, gadget_reach, gadget_update, make_gadget
+from solver.cfr.fullwidth import DCFR, CFRConfig
 from solver.ranges import WHOLE, CardArrays, TreeArrays, discounts, walk
+from solver.subgame.blueprint_values import BlueprintValues
+from solver.subgame.gadgets import GADGETS, Gadget, gadget_reach, gadget_update, make_gadget
 from solver.tree import DECISION
 
 

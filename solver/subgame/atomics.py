@@ -3,7 +3,7 @@
 :func:`fetch_add` lets the threads of a ``prange`` region hand out work dynamically: each
 claims the next task index from one shared counter, so a thread the operating system
 delays (another job on the core) simply claims fewer tasks instead of holding the
-region up.  Used by :func:`solver.ranges._frontier_values`.
+region up.  Used by :func:`solver.subgame.split.frontier_values`.
 """
 
 from __future__ import annotations

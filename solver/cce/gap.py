@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.cce_game import FullGame
+from solver.cce.game import FullGame
 
 
 class CCEGap(NamedTuple):
