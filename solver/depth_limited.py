@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -138,6 +139,22 @@ class LeafValues:
         return self._tables[key]
 
 
+class LeafArrays(NamedTuple):
+    """What the kernel reads of a depth-limited subgame's leaves (per tree node).
+
+    A leaf's tables are laid out board by board from ``first_board`` (one board unless
+    the cut is after the next card): on board ``b`` its options are tables
+    ``option_start + (b - first_board) * option_count`` onward of ``payoff``, and the
+    chooser's decision there is ``leaf_slot + (b - first_board)``.
+    """
+
+    option_start: np.ndarray  # (n,) int64, -1 where the node is not a leaf
+    option_count: np.ndarray  # (n,) int64, 0 where the node is not a leaf
+    first_board: np.ndarray  # (n,) int64
+    leaf_slot: np.ndarray  # (n,) int64, -1 where the chooser has no choice
+    payoff: np.ndarray  # (tables, n_hands, n_hands) player 0's counterfactual values
+
+
 @dataclass(eq=False)
 class DepthLimitedSubgame:
     """One depth-limited subgame, ready for the kernel.
@@ -145,63 +162,74 @@ class DepthLimitedSubgame:
     Attributes:
         node, board, player: the root, its board (index at the root's round), the re-solver.
         nodes: the decision nodes inside the round (re-solver's and opponent's).
-        option_start, option_count: (n_tree_nodes,) where a leaf's options start in
-            ``payoff`` and how many (0: not a leaf of this subgame).
-        leaf_slot: (n_tree_nodes,) the chooser's decision index at leaves with more
-            than one option, else -1.
-        payoff: (options, n_hands, n_hands) player 0's counterfactual values.
-        n_choices: leaves where the chooser picks a continuation.
+        arrays: the leaves (:class:`LeafArrays`).
+        n_choices: (leaf, board) pairs where the chooser picks a continuation.
         k: the largest number of options at a leaf.
+        after_card: whether the cut is after the next card (leaves at the start of the
+            next round, one choice per card) rather than at the chance node dealing it.
     """
 
     node: int
     board: int
     player: int
     nodes: np.ndarray
-    option_start: np.ndarray
-    option_count: np.ndarray
-    leaf_slot: np.ndarray
-    payoff: np.ndarray
+    arrays: LeafArrays
     n_choices: int
     k: int
+    after_card: bool = False
 
 
-def depth_limited_subgame(leaves: LeafValues, node: int, board: int, player: int) -> DepthLimitedSubgame:
-    """Cut the subgame at (``node``, ``board``) for re-solver ``player`` at the end of its round.
+def depth_limited_subgame(
+    leaves: LeafValues, node: int, board: int, player: int, *, after_card: bool = False
+) -> DepthLimitedSubgame:
+    """Cut the subgame at (``node``, ``board``) for re-solver ``player`` at the end of its
+    round, or with ``after_card`` after the next card (the subgame then holds the deal,
+    and the chooser picks a continuation knowing the card).
 
     Raises:
         ValueError: if ``node`` is not a decision node.
     """
-    tree = leaves.bv.game.tree
+    tree, space = leaves.bv.game.tree, leaves.bv.game.space
     if tree.kind[node] != DECISION:
         raise ValueError(f"subgames start at decision nodes; node {node} is not one")
     chooser = 1 - player
     n = tree.n_nodes
     option_start = np.full(n, -1, np.int64)
     option_count = np.zeros(n, np.int64)
+    first_board = np.zeros(n, np.int64)
     leaf_slot = np.full(n, -1, np.int64)
     tables, decisions, choices = [], [], 0
-    stack = [node]
+    stack = [(node, [board])]
     while stack:
-        here = stack.pop()
-        if tree.kind[here] == DECISION:
+        here, boards = stack.pop()
+        kind = tree.kind[here]
+        if kind == DECISION and here != node and tree.round[here] != tree.round[node]:
+            kind = -1  # the first decision after the card: a leaf
+        if kind == DECISION:
             decisions.append(here)
             start = tree.child_start[here]
-            stack.extend(int(c) for c in tree.children[start : start + tree.child_count[here]])
+            stack.extend((int(c), boards) for c in tree.children[start : start + tree.child_count[here]])
             continue
-        # A terminal of the round, or the chance node dealing the next: a leaf.
-        names = leaves.continuations if tree.kind[here] == CHANCE else ("blueprint",)
+        if kind == CHANCE and after_card:
+            ext = space.extensions(int(tree.deal_from[here]), int(tree.round[here]))
+            stack.append((int(tree.children[tree.child_start[here]]), [boards[0] * ext + j for j in range(ext)]))
+            continue
+        # A terminal, the chance node dealing the next round, or the first node after it: a leaf.
+        names = leaves.continuations if kind in (CHANCE, -1) else ("blueprint",)
         option_start[here] = len(tables)
         option_count[here] = len(names)
-        tables.extend(leaves.table(here, board, name, chooser) for name in names)
+        first_board[here] = boards[0]
+        for b in boards:
+            tables.extend(leaves.table(here, b, name, chooser) for name in names)
         if len(names) > 1:
             leaf_slot[here] = choices
-            choices += 1
-    n_h = leaves.bv.game.space.n_hands
+            choices += len(boards)
+    n_h = space.n_hands
     payoff = np.array(tables) if tables else np.zeros((0, n_h, n_h))
+    arrays = LeafArrays(option_start, option_count, first_board, leaf_slot, payoff)
     return DepthLimitedSubgame(
-        node, board, player, np.array(sorted(decisions), np.int64), option_start, option_count, leaf_slot,
-        payoff, choices, int(option_count.max(initial=1)),
+        node, board, player, np.array(sorted(decisions), np.int64), arrays, choices,
+        int(option_count.max(initial=1)), after_card,
     )
 
 
@@ -240,9 +268,8 @@ def _choice(leaf_regret: np.ndarray, slot: int, n_o: int, out: np.ndarray) -> No
 @njit(cache=True)
 def dl_walk(
     node: np.int64, board: np.int64, trav: np.int64, chooser: np.int64, reach_t: np.ndarray, reach_o: np.ndarray,
-    mode: np.int64, tree: TreeArrays, option_start: np.ndarray, option_count: np.ndarray, leaf_slot: np.ndarray,
-    payoff: np.ndarray, regret: np.ndarray, avg: np.ndarray, leaf_regret: np.ndarray, leaf_avg: np.ndarray,
-    strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
+    mode: np.int64, tree: TreeArrays, cards: CardArrays, leaves: LeafArrays, regret: np.ndarray, avg: np.ndarray,
+    leaf_regret: np.ndarray, leaf_avg: np.ndarray, strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
 ) -> np.ndarray:
     """Counterfactual values (n_hands,) of ``trav`` below ``node`` in a depth-limited subgame.
 
@@ -255,12 +282,14 @@ def dl_walk(
     traverser is the chooser (else the first).
     """
     n_h = reach_t.shape[0]
-    n_o = option_count[node]
+    n_o = leaves.option_count[node]
+    payoff = leaves.payoff
     if n_o > 0:
-        start = option_start[node]
+        local = board - leaves.first_board[node]
+        start = leaves.option_start[node] + local * n_o
         if n_o == 1:
             return _leaf_values(payoff, start, trav, reach_o)
-        slot = leaf_slot[node]
+        slot = leaves.leaf_slot[node] + local
         sigma = np.zeros((n_h, n_o))
         if mode == UPDATE:
             _choice(leaf_regret, slot, n_o, sigma)
@@ -295,6 +324,25 @@ def dl_walk(
                 leaf_avg[slot, h, j] = leaf_avg[slot, h, j] * d_avg + reach_t[h] * sigma[h, j]
         return values
 
+    if tree.kind[node] == CHANCE:
+        # The deal of the next card inside a subgame cut after it (see solver.ranges.walk).
+        r = tree.round[node]
+        extensions = cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
+        values = np.zeros(n_h)
+        child_t = np.empty(n_h)
+        child_o = np.empty(n_h)
+        p_deal = tree.deal_factor[node]
+        for j in range(extensions):
+            b = board * extensions + j
+            at = cards.compat_start[r] + b * n_h
+            for h in range(n_h):
+                child_t[h] = reach_t[h] * cards.compat[at + h]
+                child_o[h] = reach_o[h] * cards.compat[at + h] * p_deal
+            values += dl_walk(
+                tree.children[tree.child_start[node]], b, trav, chooser, child_t, child_o, mode, tree, cards, leaves,
+                regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
+            )
+        return values
     n_a = tree.child_count[node]
     base = tree.offset[node] + board * n_h * n_a
     first = tree.child_start[node]
@@ -323,8 +371,8 @@ def dl_walk(
             for h in range(n_h):
                 child_o[h] = reach_o[h] * sigma[h, a]
             values += dl_walk(
-                tree.children[first + a], board, trav, chooser, reach_t, child_o, mode, tree, option_start,
-                option_count, leaf_slot, payoff, regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
+                tree.children[first + a], board, trav, chooser, reach_t, child_o, mode, tree, cards, leaves,
+                regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
             )
         return values
     child_values = np.empty((n_a, n_h))
@@ -333,8 +381,8 @@ def dl_walk(
         for h in range(n_h):
             child_t[h] = reach_t[h] * sigma[h, a] if mode == UPDATE else reach_t[h]
         child_values[a] = dl_walk(
-            tree.children[first + a], board, trav, chooser, child_t, reach_o, mode, tree, option_start,
-            option_count, leaf_slot, payoff, regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
+            tree.children[first + a], board, trav, chooser, child_t, reach_o, mode, tree, cards, leaves,
+            regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
         )
     if mode == BEST_RESPONSE:
         for h in range(n_h):
@@ -358,8 +406,8 @@ def dl_walk(
 
 @njit(cache=True)
 def _dl_solve(
-    node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, option_start: np.ndarray,
-    option_count: np.ndarray, leaf_slot: np.ndarray, payoff: np.ndarray, regret: np.ndarray, avg: np.ndarray,
+    node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, cards: CardArrays, leaves: LeafArrays,
+    regret: np.ndarray, avg: np.ndarray,
     leaf_regret: np.ndarray, leaf_avg: np.ndarray, our_reach: np.ndarray, deal: float, kind: int,
     alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, gadget_regret: np.ndarray,
     iterations: int, alpha: float, beta: float, gamma: float, unsafe_weight: float,
@@ -375,12 +423,12 @@ def _dl_solve(
         d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
         gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach, unsafe_weight)
         dl_walk(
-            node, board, player, opponent, our_reach, opp_reach * deal, update, tree, option_start, option_count,
-            leaf_slot, payoff, regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
+            node, board, player, opponent, our_reach, opp_reach * deal, update, tree, cards, leaves,
+            regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
         )
         values = dl_walk(
-            node, board, opponent, opponent, opp_reach.copy(), our_reach * deal, update, tree, option_start,
-            option_count, leaf_slot, payoff, regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
+            node, board, opponent, opponent, opp_reach.copy(), our_reach * deal, update, tree, cards, leaves,
+            regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
         )
         gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
 
@@ -402,8 +450,8 @@ def solve_depth_limited(
     leaf_regret = np.zeros((sub.n_choices, n_h, sub.k))
     leaf_avg = np.zeros_like(leaf_regret)
     _dl_solve(
-        np.int64(sub.node), np.int64(sub.board), np.int64(sub.player), bv.arrays[0], sub.option_start,
-        sub.option_count, sub.leaf_slot, sub.payoff, regret, avg, leaf_regret, leaf_avg, our_reach,
+        np.int64(sub.node), np.int64(sub.board), np.int64(sub.player), *bv.arrays, sub.arrays,
+        regret, avg, leaf_regret, leaf_avg, our_reach,
         bv.deal_probability(sub.node), gadget.kind, gadget.alternatives, gadget.weight, gadget.blueprint_reach,
         gadget.new_regrets(), iterations, *(float(x) for x in config), gadget.unsafe_weight,
     )
@@ -423,8 +471,8 @@ def modelled_best_response(leaves: LeafValues, sub: DepthLimitedSubgame, strateg
     empty = np.zeros((0, n_h, max(sub.k, 1)))
     return dl_walk(
         np.int64(sub.node), np.int64(sub.board), np.int64(opponent), np.int64(opponent), np.ones(n_h), other,
-        np.int64(BEST_RESPONSE), bv.arrays[0], sub.option_start, sub.option_count, sub.leaf_slot, sub.payoff,
-        unused, unused, empty, empty, np.asarray(strategy, np.float64), 1.0, 1.0, 1.0,
+        np.int64(BEST_RESPONSE), *bv.arrays, sub.arrays, unused, unused, empty, empty,
+        np.asarray(strategy, np.float64), 1.0, 1.0, 1.0,
     )
 
 

@@ -48,6 +48,8 @@ DL_QUICK = ExperimentGame("quick3", "tiny 3-round (quick)", "0.5,1;allin;cap=2,1
 #: against the blueprint to the end of the game) or the depth-limited model (its
 #: best response against the blueprint inside the round and among the continuations).
 ALTERNATIVE_SOURCES = ("game", "model")
+#: Where a depth-limited subgame is cut: at the chance node ending its round, or after the card it deals.
+CUTS = ("round", "card")
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,13 @@ class Row:
     min_margin: float = math.nan
     excess: float = math.nan
     leaf_walks: int = 0
+    k: int = 0  # continuations (0: not a depth-limited row)
+    cut: str = ""  # "round" or "card" (see :data:`CUTS`)
 
 
 def depth_limited_strategy(
     bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, iterations: int,
-    continuations: Sequence[str], *, factor: float = BIAS_FACTOR, alternatives: str = "game",
+    continuations: Sequence[str], *, factor: float = BIAS_FACTOR, alternatives: str = "game", after_card: bool = False,
 ) -> tuple[np.ndarray, float, float, int]:
     """Blueprint outside, the depth-limited re-solve inside every subgame's round.
 
@@ -88,7 +92,7 @@ def depth_limited_strategy(
         mine = []
         for root in roots:
             for board in range(tg.space.n_boards[round_]):
-                sub = depth_limited_subgame(leaves, root, board, player)
+                sub = depth_limited_subgame(leaves, root, board, player, after_card=after_card)
                 gadget = build_gadget(bv, root, board, player, gadget_name)
                 if alternatives == "model" and gadget.name not in ("unsafe",):
                     modelled = modelled_best_response(leaves, sub, bv.strategy)
@@ -123,9 +127,10 @@ def depth_limited_floor(tg: TabularGame, strategy: np.ndarray, round_: int, iter
 
 def run_depth_limited(
     spec: ExperimentGame, *, gadget: str = "maxmargin", ks: Sequence[int] = (1, 4), factor: float = BIAS_FACTOR,
-    alternatives: str = "game", floor: bool = False, log: Callable[[str], None] = print,
+    alternatives: str = "game", cuts: Sequence[str] = ("round",), floor: bool = False,
+    log: Callable[[str], None] = print,
 ) -> tuple[TabularGame, list[Row], float]:
-    """Blueprint, full-depth and depth-limited (one row per k) safe solving on ``spec``.
+    """Blueprint, full-depth and depth-limited (one row per cut and k) safe solving on ``spec``.
 
     Returns the game, the rows, and the depth-limited floor (NaN unless ``floor``).
     """
@@ -145,14 +150,16 @@ def run_depth_limited(
                     time.perf_counter() - started, full.min_margin, full.excess * mbb_per_chip))
     log(f"{spec.key}: {rows[-1].name}: {full.solved} subgames x {spec.subgame_iterations} iterations in "
         f"{rows[-1].seconds:.1f} s: {rows[-1].mbb:.2f} mbb/hand")
-    for k in ks:
+    for cut, k in ((c, k) for c in cuts for k in ks):
         names = continuation_names(k)
         started = time.perf_counter()
         strategy, margin, excess, walks = depth_limited_strategy(
             bv, roots, round_, gadget, spec.subgame_iterations, names, factor=factor, alternatives=alternatives,
+            after_card=cut == "card",
         )
-        rows.append(Row(f"depth-limited k={k} {gadget}", strategy, exploitability(tg, strategy).exploitability_mbb,
-                        time.perf_counter() - started, margin, excess * mbb_per_chip, walks))
+        name = f"depth-limited k={k} {gadget}" + (" after card" if cut == "card" else "")
+        rows.append(Row(name, strategy, exploitability(tg, strategy).exploitability_mbb, time.perf_counter() - started,
+                        margin, excess * mbb_per_chip, walks, k, cut))
         log(f"{spec.key}: {rows[-1].name} ({', '.join(names)}): {rows[-1].seconds:.1f} s, "
             f"{walks:,} rest-of-game walks for the leaves: {rows[-1].mbb:.2f} mbb/hand")
     dl_floor = math.nan
@@ -167,20 +174,22 @@ def run_depth_limited(
 def format_rows(spec: ExperimentGame, rows: Sequence[Row], dl_floor: float = math.nan) -> str:
     """The table: strategy, exploitability, seconds, safety; then the target's verdict."""
     lines = [f"{spec.label}: exploitability by exact best response",
-             f"{'strategy':<34}{'mbb/hand':>12}{'seconds':>10}{'min margin':>12}{'excess':>10}"]
+             f"{'strategy':<44}{'mbb/hand':>12}{'seconds':>10}{'min margin':>12}{'excess':>10}"]
     for r in rows:
-        lines.append(f"{r.name:<34}{r.mbb:>12.2f}{r.seconds:>10.1f}{r.min_margin:>12.3g}{r.excess:>10.3g}")
+        lines.append(f"{r.name:<44}{r.mbb:>12.2f}{r.seconds:>10.1f}{r.min_margin:>12.3g}{r.excess:>10.3g}")
     if not math.isnan(dl_floor):
-        lines.append(f"{'floor: best round 2, blueprint else':<34}{dl_floor:>12.2f}")
+        lines.append(f"{'floor: best round 2, blueprint elsewhere':<44}{dl_floor:>12.2f}")
     lines.append("(min margin: chips, smallest over re-solves and non-negligible hands, against the true best "
                  "response; excess: mbb/hand, the bound on how much the re-solves can add to the blueprint's "
                  "exploitability)")
     full = next((r for r in rows if r.name.startswith("full-depth")), None)
-    by_k = {r.name.split()[1]: r for r in rows if r.name.startswith("depth-limited")}
-    if full is not None and "k=4" in by_k and full.mbb > 0:
-        ratio = by_k["k=4"].mbb / full.mbb
-        lines.append(f"depth-limited k=4 is {ratio:.2f}x full depth's exploitability "
-                     f"(target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
-    if "k=1" in by_k and "k=4" in by_k:
-        lines.append(f"k=1 minus k=4: {by_k['k=1'].mbb - by_k['k=4'].mbb:+.2f} mbb/hand")
+    for cut in CUTS:
+        by_k = {r.k: r for r in rows if r.cut == cut}
+        where = "at the end of the round" if cut == "round" else "after the card"
+        if full is not None and 4 in by_k and full.mbb > 0:
+            ratio = by_k[4].mbb / full.mbb
+            lines.append(f"depth-limited k=4 cut {where} is {ratio:.3f}x full depth's exploitability "
+                         f"(target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})")
+        if 1 in by_k and 4 in by_k:
+            lines.append(f"  k=1 minus k=4: {by_k[1].mbb - by_k[4].mbb:+.2f} mbb/hand")
     return "\n".join(lines)

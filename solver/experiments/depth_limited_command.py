@@ -18,7 +18,7 @@ toward fold, call, raise).  Prints exploitability (mbb/hand) and seconds per str
 
 EPILOG = """examples:
   solver experiment depth-limited --quick
-  solver experiment depth-limited --k 1,2,4 --floor --save runs/dls
+  solver experiment depth-limited --k 1,2,4 --cut round,card --floor --save runs/dls
   solver experiment depth-limited --blueprint-buckets table1 --gadget maxmargin-unsafe
   solver export runs/dls/three3-depth-limited-k4.strategy --game three3 --out dls.json
 """
@@ -40,6 +40,9 @@ def add_parser(which: argparse._SubParsersAction) -> None:
                    help="the depth-limited gadget's alternatives: the full game's values (default) or the model's")
     p.add_argument("--blueprint-buckets", choices=sorted(BLUEPRINT_BUCKETS), default="round2",
                    help="the blueprint's card abstraction (default round2: 4 buckets on round 2 only)")
+    p.add_argument("--cut", default="round",
+                   help="where subgames are cut, comma-separated: round (the chance node ending round 2; default) "
+                        "and/or card (after the card it deals: the opponent picks a continuation per card)")
     p.add_argument("--floor", action="store_true", help="also the least exploitable strategy changing only round 2")
     p.add_argument("--save", type=Path, default=None, help="save every strategy as DIR/GAME-ROW.strategy for 'solver export'")
     p.set_defaults(handler=run)
@@ -47,7 +50,7 @@ def add_parser(which: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from solver.experiments.commands import CommandError
-    from solver.experiments.depth_limited import DL_GAME, DL_QUICK, format_rows, run_depth_limited
+    from solver.experiments.depth_limited import CUTS, DL_GAME, DL_QUICK, format_rows, run_depth_limited
     from solver.gadgets import GADGETS
     from solver.strategies import save_strategy
 
@@ -57,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--k {args.k!r} must be comma-separated integers") from None
     if not ks or any(not 1 <= k <= 4 for k in ks):
         raise CommandError(f"--k {args.k!r}: each k must be between 1 and 4")
+    cuts = [c.strip() for c in args.cut.split(",") if c.strip()]
+    if not cuts or any(c not in CUTS for c in cuts):
+        raise CommandError(f"--cut {args.cut!r}: each cut must be one of {', '.join(CUTS)}")
     if args.gadget not in GADGETS:
         raise CommandError(f"unknown gadget {args.gadget!r} (expected one of {', '.join(GADGETS)})")
     if not args.factor > 0:
@@ -67,13 +73,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     started = time.perf_counter()
     tg, rows, floor = run_depth_limited(
-        spec, gadget=args.gadget, ks=ks, factor=args.factor, alternatives=args.alternatives, floor=args.floor,
+        spec, gadget=args.gadget, ks=ks, factor=args.factor, alternatives=args.alternatives, cuts=cuts,
+        floor=args.floor,
         log=lambda line: print(line, flush=True),
     )
     print(format_rows(spec, rows, floor))
     if args.save:
         for r in rows:
-            name = r.name.split()[0] + (f"-{r.name.split()[1].replace('=', '')}" if r.name.startswith("depth") else "")
+            name = r.name.split()[0] + (f"-k{r.k}" if r.k else "") + ("-card" if r.cut == "card" else "")
             save_strategy(args.save / f"{spec.key}-{name}.strategy", tg.tree, tg.layout, r.strategy, method=r.name)
     print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
     return 0

@@ -124,14 +124,15 @@ def test_biased_strategy_multiplies_one_action_class(quick3: BlueprintValues) ->
         biased_strategy(tg, blueprint, 1, "check")
 
 
-def test_blueprint_continuation_evaluates_the_blueprint_exactly(quick3: BlueprintValues) -> None:
+@pytest.mark.parametrize("after_card", [False, True])
+def test_blueprint_continuation_evaluates_the_blueprint_exactly(quick3: BlueprintValues, after_card: bool) -> None:
     tg = quick3.game
     n_h = tg.space.n_hands
     leaves = LeafValues(quick3, continuation_names(4))
     root = subgame_roots(tg, 1)[0]
     for board in (0, 3):
         for player in (0, 1):
-            sub = depth_limited_subgame(leaves, root, board, player)
+            sub = depth_limited_subgame(leaves, root, board, player, after_card=after_card)
             assert sub.n_choices > 0 and sub.k == 4
             opponent = 1 - player
             other = quick3.reach(root, board, player) * quick3.deal_probability(root)
@@ -139,8 +140,7 @@ def test_blueprint_continuation_evaluates_the_blueprint_exactly(quick3: Blueprin
             unused = np.zeros(0)
             values = dl_walk(
                 np.int64(root), np.int64(board), np.int64(opponent), np.int64(opponent), np.ones(n_h), other,
-                np.int64(EVALUATE), quick3.arrays[0], sub.option_start, sub.option_count, sub.leaf_slot, sub.payoff,
-                unused, unused, empty, empty, quick3.strategy, 1.0, 1.0, 1.0,
+                np.int64(EVALUATE), *quick3.arrays, sub.arrays, unused, unused, empty, empty, quick3.strategy, 1.0, 1.0, 1.0,
             )
             np.testing.assert_allclose(values, quick3.values(root, board, opponent, best=False), atol=1e-12)
 
@@ -186,8 +186,7 @@ def test_a_cut_after_the_last_round_solves_as_full_depth(key: str, round_: int) 
                                   tree_arrays, cards, *a, unused, *d, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)))
                     b = [regret.copy(), avg.copy()]
                     v_dl = dl_walk(np.int64(root), np.int64(board), np.int64(trav), np.int64(1 - player), reach_t.copy(),
-                                   reach_o, np.int64(UPDATE), tree_arrays, sub.option_start, sub.option_count, sub.leaf_slot,
-                                   sub.payoff, *b, empty, empty, unused, *d)
+                                   reach_o, np.int64(UPDATE), tree_arrays, cards, sub.arrays, *b, empty, empty, unused, *d)
                     np.testing.assert_allclose(v_dl, v_full, rtol=1e-9, atol=1e-12)
                     np.testing.assert_allclose(b[0], a[0], rtol=1e-9, atol=1e-12)
                     np.testing.assert_allclose(b[1], a[1], rtol=1e-9, atol=1e-12)
@@ -201,19 +200,23 @@ def test_more_continuations_see_more_of_the_best_response(quick3: BlueprintValue
     # leaves), which is at most its true best response (the continuations are strategies).
     tg = quick3.game
     roots = subgame_roots(tg, 1)
+    # Cutting after the card lets the opponent choose knowing it: more options again.
     solved, *_ = depth_limited_strategy(quick3, roots, 1, "maxmargin", 20, continuation_names(1))
     one, four = LeafValues(quick3, continuation_names(1)), LeafValues(quick3, continuation_names(4))
-    strictly = 0
+    strictly = [0, 0]
     for strategy in (quick3.strategy, solved):
         for root in roots:
             for board in range(tg.space.n_boards[1]):
                 for player in (0, 1):
                     low = modelled_best_response(one, depth_limited_subgame(one, root, board, player), strategy)
                     mid = modelled_best_response(four, depth_limited_subgame(four, root, board, player), strategy)
+                    card = depth_limited_subgame(four, root, board, player, after_card=True)
+                    high = modelled_best_response(four, card, strategy)
                     true = quick3.values(root, board, 1 - player, best=True, strategy=strategy)
-                    assert (low <= mid + 1e-12).all() and (mid <= true + 1e-12).all()
-                    strictly += int((mid > low + 1e-9).any())
-    assert strictly > 0
+                    assert (low <= mid + 1e-12).all() and (mid <= high + 1e-12).all() and (high <= true + 1e-12).all()
+                    strictly[0] += int((mid > low + 1e-9).any())
+                    strictly[1] += int((high > mid + 1e-9).any())
+    assert min(strictly) > 0
 
 
 def _numbers(line: str) -> list[float]:
@@ -221,10 +224,12 @@ def _numbers(line: str) -> list[float]:
 
 
 def test_depth_limited_quick_prints_the_table_and_exports(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
-    assert main(["experiment", "depth-limited", "--quick", "--save", str(tmp_path)]) == 0
+    assert main(["experiment", "depth-limited", "--quick", "--cut", "round,card", "--save", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rows = {}
-    for name in ("blueprint", "full-depth maxmargin", "depth-limited k=1 maxmargin", "depth-limited k=4 maxmargin"):
+    names = ("blueprint", "full-depth maxmargin", "depth-limited k=1 maxmargin", "depth-limited k=4 maxmargin",
+             "depth-limited k=1 maxmargin after card", "depth-limited k=4 maxmargin after card")
+    for name in names:
         line = next(x for x in out.splitlines() if x.startswith(name + " "))
         rows[name] = _numbers(line[len(name):])
         assert math.isfinite(rows[name][0]) and rows[name][0] >= 0 and rows[name][1] >= 0
@@ -238,4 +243,5 @@ def test_depth_limited_quick_prints_the_table_and_exports(capsys: pytest.Capture
 def test_depth_limited_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["experiment", "depth-limited", "--quick", "--k", "5"]) == 2
     assert main(["experiment", "depth-limited", "--quick", "--gadget", "nope"]) == 2
+    assert main(["experiment", "depth-limited", "--quick", "--cut", "river"]) == 2
     assert "unknown gadget" in capsys.readouterr().err
