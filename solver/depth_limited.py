@@ -38,8 +38,10 @@ from solver.ranges import BEST_RESPONSE, EVALUATE, UPDATE, WHOLE, CardArrays, Ta
 from solver.safe import SubgameSolution, subtree_nodes
 from solver.tree import CHANCE, DECISION
 
-#: The continuation strategies in the order ``k`` takes them (Pluribus, Modicum).
-CONTINUATIONS = ("blueprint", "fold", "call", "raise")
+#: The continuation strategies in the order ``k`` takes them: Pluribus's four, then
+#: (ours, k = 5) the opponent's best response to the blueprint after the cut, the
+#: "generative" kind of continuation Modicum describes, computed once, not grown.
+CONTINUATIONS = ("blueprint", "fold", "call", "raise", "best-response")
 #: Multiplier of the biased action class's probabilities.
 BIAS_FACTOR = 5.0
 _BIASED_ACTION = {"fold": ActionType.FOLD, "call": ActionType.CALL, "raise": ActionType.RAISE}
@@ -53,7 +55,7 @@ def biased_strategy(tg: TabularGame, strategy: np.ndarray, player: int, bias: st
     Raises:
         ValueError: for an unknown ``bias``.
     """
-    if bias not in CONTINUATIONS:
+    if bias not in _BIASED_ACTION and bias != "blueprint":
         raise ValueError(f"unknown continuation {bias!r} (expected one of {', '.join(CONTINUATIONS)})")
     out = np.array(strategy, np.float64)
     if bias == "blueprint":
@@ -71,6 +73,23 @@ def biased_strategy(tg: TabularGame, strategy: np.ndarray, player: int, bias: st
         total = rows.sum(axis=1, keepdims=True)
         rows = np.divide(rows, total, out=np.full_like(rows, 1.0 / n_a), where=total > 0)
         out[lay.offset[node] : lay.offset[node] + size] = rows.ravel()
+    return out
+
+
+def best_response_strategy(bv: BlueprintValues, player: int, rounds: Sequence[int]) -> np.ndarray:
+    """The blueprint with ``player``'s rows in ``rounds`` replaced by a pure best response
+    to the blueprint: at each of its infosets the action of largest counterfactual
+    best-response value (the first on ties).  Counterfactual values do not depend on the
+    player's own earlier play, so the rows of other rounds can stay the blueprint's."""
+    tg = bv.game
+    tree, lay, n_h = tg.tree, tg.layout, tg.space.n_hands
+    out = bv.strategy.copy()
+    for node in np.flatnonzero((tree.kind == DECISION) & (tree.player == player) & np.isin(tree.round, list(rounds))):
+        n_a = int(tree.child_count[node])
+        for board in range(tg.space.n_boards[int(tree.round[node])]):
+            best = bv.action_values(int(node), board, player).argmax(axis=0)
+            start = lay.offset[node] + board * n_h * n_a
+            out[start : start + n_h * n_a] = np.eye(n_a)[best].ravel()
     return out
 
 
@@ -109,6 +128,9 @@ class LeafValues:
     bv: BlueprintValues
     continuations: tuple[str, ...] = ("blueprint",)
     factor: float = BIAS_FACTOR
+    #: ``best-response`` replaces the chooser's rows of the rounds after this one only
+    #: (the rows a leaf's table reads; earlier ones would cost walks for nothing).
+    best_response_after: int = 0
 
     def __post_init__(self) -> None:
         for name in self.continuations:
@@ -122,7 +144,11 @@ class LeafValues:
         """The continuation pair ``name``: the blueprint with ``chooser``'s play biased."""
         key = (name if name != "blueprint" else "blueprint", chooser if name != "blueprint" else -1)
         if key not in self._profiles:
-            self._profiles[key] = biased_strategy(self.bv.game, self.bv.strategy, chooser, name, self.factor)
+            if name == "best-response":
+                rounds = range(self.best_response_after + 1, self.bv.game.game.num_rounds)
+                self._profiles[key] = best_response_strategy(self.bv, chooser, rounds)
+            else:
+                self._profiles[key] = biased_strategy(self.bv.game, self.bv.strategy, chooser, name, self.factor)
         return self._profiles[key]
 
     def table(self, node: int, board: int, name: str, chooser: int) -> np.ndarray:

@@ -84,7 +84,7 @@ def depth_limited_strategy(
     if alternatives not in ALTERNATIVE_SOURCES:
         raise ValueError(f"unknown alternatives {alternatives!r} (expected one of {', '.join(ALTERNATIVE_SOURCES)})")
     tg = bv.game
-    leaves = LeafValues(bv, tuple(continuations), factor)
+    leaves = LeafValues(bv, tuple(continuations), factor, best_response_after=round_)
     strategy = bv.strategy.copy()
     solutions = []
     for player in (0, 1):

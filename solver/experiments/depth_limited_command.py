@@ -13,8 +13,9 @@ Depth-limited safe subgame solving (Brown, Sandholm and Amos, NeurIPS 2018) agai
 full-depth safe solving on a 3-round game with exact best response: every public state
 at the start of round 2 is re-solved, to the end of the game or to the end of round 2
 with k continuation strategies at the leaves (the blueprint, then the blueprint biased
-toward fold, call, raise).  Prints exploitability (mbb/hand) and seconds per strategy.
---quick runs a tiny game in seconds; the full run takes minutes."""
+toward fold, call, raise; k = 5 adds the opponent's best response to the blueprint).
+Prints exploitability (mbb/hand) and seconds per strategy.  --quick runs a tiny game
+in seconds; the full run takes minutes."""
 
 EPILOG = """examples:
   solver experiment depth-limited --quick
@@ -33,7 +34,9 @@ def add_parser(which: argparse._SubParsersAction) -> None:
     p = which.add_parser("depth-limited", help="depth-limited vs full-depth safe subgame solving (k continuations)",
                          description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny 3-round game)")
-    p.add_argument("--k", default="1,4", help="comma-separated numbers of continuation strategies, 1-4 (default 1,4)")
+    p.add_argument("--k", default="1,4",
+                   help="comma-separated numbers of continuation strategies, 1-5 (default 1,4): the blueprint, then "
+                        "biased toward fold, call, raise, then (5, ours) the opponent's best response to the blueprint")
     p.add_argument("--factor", type=float, default=5.0, help="bias factor of the biased continuations (default 5)")
     p.add_argument("--gadget", default="maxmargin", help="the safe gadget of every re-solve (default maxmargin)")
     p.add_argument("--alternatives", choices=("game", "model"), default="game",
@@ -58,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
         ks = [int(x) for x in args.k.split(",") if x.strip()]
     except ValueError:
         raise CommandError(f"--k {args.k!r} must be comma-separated integers") from None
-    if not ks or any(not 1 <= k <= 4 for k in ks):
-        raise CommandError(f"--k {args.k!r}: each k must be between 1 and 4")
+    if not ks or any(not 1 <= k <= 5 for k in ks):
+        raise CommandError(f"--k {args.k!r}: each k must be between 1 and 5")
     cuts = [c.strip() for c in args.cut.split(",") if c.strip()]
     if not cuts or any(c not in CUTS for c in cuts):
         raise CommandError(f"--cut {args.cut!r}: each cut must be one of {', '.join(CUTS)}")

@@ -16,6 +16,7 @@ from solver.cfr import DCFR
 from solver.cli import main
 from solver.depth_limited import (
     LeafValues,
+    best_response_strategy,
     biased_strategy,
     continuation_names,
     depth_limited_subgame,
@@ -24,6 +25,7 @@ from solver.depth_limited import (
     solve_depth_limited,
 )
 from solver.experiments import TABLE1_QUICK, experiment_game
+from solver.experiments.blueprint import player_rows
 from solver.experiments.depth_limited import DL_QUICK, depth_limited_strategy
 from solver.experiments.subgames import subgame_roots
 from solver.gadgets import gadget_reach, gadget_update
@@ -122,6 +124,20 @@ def test_biased_strategy_multiplies_one_action_class(quick3: BlueprintValues) ->
     np.testing.assert_array_equal(biased_strategy(tg, blueprint, 1, "blueprint"), blueprint)
     with pytest.raises(ValueError, match="unknown continuation"):
         biased_strategy(tg, blueprint, 1, "check")
+
+
+def test_best_response_continuation_is_a_best_response(quick3: BlueprintValues) -> None:
+    tg = quick3.game
+    for player in (0, 1):
+        profile = best_response_strategy(quick3, player, range(tg.game.num_rounds))
+        value = quick3.values(0, 0, player, best=False, strategy=profile).sum()
+        assert value == pytest.approx(quick3.values(0, 0, player, best=True).sum(), abs=1e-12)
+        assert value > quick3.values(0, 0, player, best=False).sum() + 1e-3
+    leaves = LeafValues(quick3, continuation_names(5), best_response_after=1)
+    assert leaves.continuations[-1] == "best-response"
+    late = leaves.profile("best-response", 1)
+    changed = np.flatnonzero(late != quick3.strategy)
+    assert len(changed) and np.isin(changed, player_rows(tg, 1, [2])).all()
 
 
 @pytest.mark.parametrize("after_card", [False, True])
@@ -241,7 +257,7 @@ def test_depth_limited_quick_prints_the_table_and_exports(capsys: pytest.Capture
 
 
 def test_depth_limited_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["experiment", "depth-limited", "--quick", "--k", "5"]) == 2
+    assert main(["experiment", "depth-limited", "--quick", "--k", "6"]) == 2
     assert main(["experiment", "depth-limited", "--quick", "--gadget", "nope"]) == 2
     assert main(["experiment", "depth-limited", "--quick", "--cut", "river"]) == 2
     assert "unknown gadget" in capsys.readouterr().err
