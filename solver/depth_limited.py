@@ -11,9 +11,12 @@ game for player 0 (counterfactual: chance and the hands' probability included, a
 re-solver (the *chooser*) picks, per private hand, one of k continuation strategy pairs
 for the rest of the game: our side plays the blueprint there, the opponent the
 blueprint or the blueprint biased toward folding, calling or raising (each probability
-of that class multiplied by a factor, 5 by default, and renormalised).  The leaf is an
-opponent decision with k actions, solved by CFR like any other, so the re-solver's
-strategy in the round must be good against every continuation, not only the blueprint's.
+of that class multiplied by a factor, 5 by default, and renormalised; ours, k = 5: its
+best response to the blueprint).  The leaf is an opponent decision with k actions,
+solved by CFR like any other, so the re-solver's strategy in the round must be good
+against every continuation, not only the blueprint's.  Cut *after the card* instead,
+the subgame also holds the deal and its leaves are the first nodes of the next round,
+one table set per card, so the chooser picks knowing the card.
 
 Leaf payoffs are exact: the rest-of-game tree is evaluated by the range kernel once per
 opponent hand (a unit range), i.e. n_hands walks per (leaf, board, continuation); a solve
