@@ -1,8 +1,9 @@
 """Depth-limited against full-depth safe subgame solving on a 3-round game, by exact best response.
 
-The blueprint of Table 1's 3-round game (:data:`solver.experiments.TABLE1`; card
-abstraction on rounds 2 and 3) is re-solved at every public state at the start of
-round 2, once per player, with the same gadget: to the end of the game (full depth,
+A blueprint of Table 1's 3-round game (:data:`solver.experiments.TABLE1`; by default
+card-abstracted on round 2 only, so that the blueprint a depth-limited re-solve keeps
+after its depth is not what limits it) is re-solved at every public state at the start
+of round 2, once per player, with the same gadget: to the end of the game (full depth,
 :func:`solver.experiments.subgames.combined_strategy`) or to the end of round 2 with
 k continuation strategies at the leaves (:mod:`solver.depth_limited`).  The combined
 strategies — blueprint on round 1, the re-solve inside its depth, the blueprint after —
@@ -16,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,8 +41,8 @@ from solver.gadgets import make_gadget
 from solver.ranges import TabularGame, normalized, tabular_game
 from solver.safe import build_gadget, margin_summary
 
-#: The full run: Table 1's 3-round game, its blueprint and its subgame iterations.
-DL_GAME = next(s for s in TABLE1 if s.key == "three3")
+#: The full run: Table 1's 3-round game and its iterations, 4 buckets on round 2 only.
+DL_GAME = replace(next(s for s in TABLE1 if s.key == "three3"), buckets=(None, 4, None))
 #: The cheap setting the tests run: a 3-round game with a 6-card deck.
 DL_QUICK = ExperimentGame("quick3", "tiny 3-round (quick)", "0.5,1;allin;cap=2,1,1", (None, 3, 3), 1, 60, 40, {})
 #: Where the gadget's alternatives come from: the full game (the opponent's values
