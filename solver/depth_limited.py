@@ -38,7 +38,7 @@ from solver.blueprint_values import BlueprintValues
 from solver.cfr import DCFR, CFRConfig
 from solver.gadgets import GADGETS, Gadget, gadget_reach, gadget_update
 from solver.ranges import BEST_RESPONSE, EVALUATE, UPDATE, WHOLE, CardArrays, TabularGame, TreeArrays, discounts, walk
-from solver.safe import SubgameSolution, subtree_nodes
+from solver.safe import SubgameSolution, subgame_rows, subtree_nodes
 from solver.tree import CHANCE, DECISION
 
 #: The continuation strategies in the order ``k`` takes them: Pluribus's four, then
@@ -460,6 +460,60 @@ def _dl_solve(
             regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
         )
         gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
+
+
+@njit(cache=True)
+def _solve_keeping(
+    node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, cards: CardArrays, regret: np.ndarray,
+    avg: np.ndarray, kept: np.ndarray, kept_values: np.ndarray, our_reach: np.ndarray, deal: float, kind: int,
+    alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, gadget_regret: np.ndarray,
+    iterations: int, alpha: float, beta: float, gamma: float, unsafe_weight: float,
+) -> None:
+    """:func:`solver.safe._solve` with the entries ``kept`` of ``regret`` reset to
+    ``kept_values`` (probabilities) after every update, so regret matching plays exactly them."""
+    n_h = our_reach.shape[0]
+    opponent = np.int64(1) - player
+    update = np.int64(UPDATE)
+    unused = np.zeros(0)
+    whole, no_reach, no_value = np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h))
+    opp_reach = np.empty(n_h)
+    regret[kept] = kept_values
+    for t in range(1, iterations + 1):
+        d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
+        gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach, unsafe_weight)
+        walk(
+            node, board, player, our_reach, opp_reach * deal, update,
+            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
+        )
+        regret[kept] = kept_values
+        values = walk(
+            node, board, opponent, opp_reach.copy(), our_reach * deal, update,
+            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
+        )
+        gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
+
+
+def solve_keeping_blueprint(
+    bv: BlueprintValues, node: int, board: int, player: int, gadget: Gadget, regret: np.ndarray, avg: np.ndarray,
+    *, iterations: int = 200, config: CFRConfig = DCFR,
+) -> SubgameSolution | None:
+    """The limit of depth-limited solving as k grows: a full-depth safe solve in which the
+    re-solver plays the blueprint after the root's round while the opponent is free
+    there (any continuation, learned by CFR as the rest of the subgame is).  Accumulates
+    into ``regret`` and ``avg`` as :func:`solver.safe.solve_subgame`; only the round's
+    rows of the result are the re-solve's (take them with :func:`round_rows`)."""
+    our_reach = bv.reach(node, board, player)
+    if not our_reach.any() or not (gadget.weight > 0).any():
+        return None
+    if gadget.kind == GADGETS["unsafe"][0] and not (gadget.blueprint_reach * (gadget.weight > 0)).any():
+        return None
+    later = np.setdiff1d(subgame_rows(bv, node, board, player), round_rows(bv, node, board, player))
+    _solve_keeping(
+        np.int64(node), np.int64(board), np.int64(player), *bv.arrays, regret, avg, later, bv.strategy[later].copy(),
+        our_reach, bv.deal_probability(node), gadget.kind, gadget.alternatives, gadget.weight, gadget.blueprint_reach,
+        gadget.new_regrets(), iterations, *(float(x) for x in config), gadget.unsafe_weight,
+    )
+    return SubgameSolution(node, board, player, gadget)
 
 
 def solve_depth_limited(

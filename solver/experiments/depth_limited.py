@@ -32,14 +32,15 @@ from solver.depth_limited import (
     modelled_best_response,
     round_rows,
     solve_depth_limited,
+    solve_keeping_blueprint,
 )
 from solver.experiments import TABLE1, ExperimentGame
 from solver.experiments.blueprint import bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
 from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.gadgets import make_gadget
+from solver.gadgets import Gadget, make_gadget
 from solver.ranges import TabularGame, normalized, tabular_game
-from solver.safe import build_gadget, margin_summary
+from solver.safe import SubgameSolution, build_gadget, margin_summary
 
 #: The full run: Table 1's 3-round game and its iterations, 4 buckets on round 2 only.
 DL_GAME = replace(next(s for s in TABLE1 if s.key == "three3"), buckets=(None, 4, None))
@@ -67,25 +68,20 @@ class Row:
     leaf_walks: int = 0
     k: int = 0  # continuations (0: not a depth-limited row)
     cut: str = ""  # "round" or "card" (see :data:`CUTS`)
+    key: str = ""  # the file name's part for --save (default: from the name, k and cut)
 
 
-def depth_limited_strategy(
-    bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, iterations: int,
-    continuations: Sequence[str], *, factor: float = BIAS_FACTOR, alternatives: str = "game", after_card: bool = False,
-) -> tuple[np.ndarray, float, float, int]:
-    """Blueprint outside, the depth-limited re-solve inside every subgame's round.
+Solve = Callable[[int, int, int, Gadget, np.ndarray, np.ndarray], SubgameSolution | None]
 
-    Returns the combined strategy, the smallest margin (chips, against the true best
-    response) and the excess (chips per hand; see :func:`solver.safe.margin_summary`)
-    over every re-solve, and the rest-of-game walks the leaf values cost.
 
-    Raises:
-        ValueError: for an unknown ``alternatives`` source.
-    """
-    if alternatives not in ALTERNATIVE_SOURCES:
-        raise ValueError(f"unknown alternatives {alternatives!r} (expected one of {', '.join(ALTERNATIVE_SOURCES)})")
+def _assemble(
+    bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, solve: Solve
+) -> tuple[np.ndarray, float, float]:
+    """Blueprint outside, ``solve``'s strategy inside every subgame's round (each player's
+    solves accumulating into one pair of arrays, as Table 1's); with the smallest margin
+    (chips, against the true best response) and the excess (chips per hand; see
+    :func:`solver.safe.margin_summary`) over every re-solve."""
     tg = bv.game
-    leaves = LeafValues(bv, tuple(continuations), factor, best_response_after=round_)
     strategy = bv.strategy.copy()
     solutions = []
     for player in (0, 1):
@@ -93,12 +89,7 @@ def depth_limited_strategy(
         mine = []
         for root in roots:
             for board in range(tg.space.n_boards[round_]):
-                sub = depth_limited_subgame(leaves, root, board, player, after_card=after_card)
-                gadget = build_gadget(bv, root, board, player, gadget_name)
-                if alternatives == "model" and gadget.name not in ("unsafe",):
-                    modelled = modelled_best_response(leaves, sub, bv.strategy)
-                    gadget = make_gadget(gadget.name, modelled, gadget.weight, gadget.blueprint_reach)
-                solution = solve_depth_limited(leaves, sub, gadget, regret, avg, iterations=iterations)
+                solution = solve(root, board, player, build_gadget(bv, root, board, player, gadget_name), regret, avg)
                 if solution is not None:
                     mine.append(solution)
         solved = normalized(tg.layout, tg.tree, avg)
@@ -107,10 +98,49 @@ def depth_limited_strategy(
             strategy[rows] = solved[rows]
         solutions.extend(mine)
     if gadget_name == "unsafe":
-        return strategy, math.nan, math.nan, leaves.walks
+        return strategy, math.nan, math.nan
     summaries = [margin_summary(bv, s, strategy) for s in solutions]
     smallest = min((m[0] for m in summaries), default=math.nan)
-    return strategy, smallest, sum(m[2] for m in summaries) / 2, leaves.walks
+    return strategy, smallest, sum(m[2] for m in summaries) / 2
+
+
+def depth_limited_strategy(
+    bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, iterations: int,
+    continuations: Sequence[str], *, factor: float = BIAS_FACTOR, alternatives: str = "game", after_card: bool = False,
+) -> tuple[np.ndarray, float, float, int]:
+    """Blueprint outside, the depth-limited re-solve inside every subgame's round.
+
+    Returns the combined strategy, the smallest margin and the excess (see
+    :func:`_assemble`), and the rest-of-game walks the leaf values cost.
+
+    Raises:
+        ValueError: for an unknown ``alternatives`` source.
+    """
+    if alternatives not in ALTERNATIVE_SOURCES:
+        raise ValueError(f"unknown alternatives {alternatives!r} (expected one of {', '.join(ALTERNATIVE_SOURCES)})")
+    leaves = LeafValues(bv, tuple(continuations), factor, best_response_after=round_)
+
+    def solve(root: int, board: int, player: int, gadget: Gadget, regret: np.ndarray, avg: np.ndarray) -> SubgameSolution | None:
+        sub = depth_limited_subgame(leaves, root, board, player, after_card=after_card)
+        if alternatives == "model" and gadget.name != "unsafe":
+            modelled = modelled_best_response(leaves, sub, bv.strategy)
+            gadget = make_gadget(gadget.name, modelled, gadget.weight, gadget.blueprint_reach)
+        return solve_depth_limited(leaves, sub, gadget, regret, avg, iterations=iterations)
+
+    strategy, smallest, excess = _assemble(bv, roots, round_, gadget_name, solve)
+    return strategy, smallest, excess, leaves.walks
+
+
+def opponent_free_strategy(
+    bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, iterations: int
+) -> tuple[np.ndarray, float, float]:
+    """The limit of depth-limited solving as k grows (:func:`solver.depth_limited.solve_keeping_blueprint`):
+    the re-solver keeps the blueprint after the round, the opponent is free there."""
+
+    def solve(root: int, board: int, player: int, gadget: Gadget, regret: np.ndarray, avg: np.ndarray) -> SubgameSolution | None:
+        return solve_keeping_blueprint(bv, root, board, player, gadget, regret, avg, iterations=iterations)
+
+    return _assemble(bv, roots, round_, gadget_name, solve)
 
 
 def depth_limited_floor(tg: TabularGame, strategy: np.ndarray, round_: int, iterations: int) -> float:
@@ -128,7 +158,7 @@ def depth_limited_floor(tg: TabularGame, strategy: np.ndarray, round_: int, iter
 
 def run_depth_limited(
     spec: ExperimentGame, *, gadget: str = "maxmargin", ks: Sequence[int] = (1, 4), factor: float = BIAS_FACTOR,
-    alternatives: str = "game", cuts: Sequence[str] = ("round",), floor: bool = False,
+    alternatives: str = "game", cuts: Sequence[str] = ("round",), floor: bool = False, limit: bool = False,
     log: Callable[[str], None] = print,
 ) -> tuple[TabularGame, list[Row], float]:
     """Blueprint, full-depth and depth-limited (one row per cut and k) safe solving on ``spec``.
@@ -163,6 +193,14 @@ def run_depth_limited(
                         margin, excess * mbb_per_chip, walks, k, cut))
         log(f"{spec.key}: {rows[-1].name} ({', '.join(names)}): {rows[-1].seconds:.1f} s, "
             f"{walks:,} rest-of-game walks for the leaves: {rows[-1].mbb:.2f} mbb/hand")
+    if limit:
+        started = time.perf_counter()
+        strategy, margin, excess = opponent_free_strategy(bv, roots, round_, gadget, spec.subgame_iterations)
+        rows.append(Row(f"opponent free after round {round_ + 1} {gadget}", strategy,
+                        exploitability(tg, strategy).exploitability_mbb, time.perf_counter() - started, margin,
+                        excess * mbb_per_chip, key="opponent-free"))
+        log(f"{spec.key}: {rows[-1].name} (the limit of depth-limited as k grows): {rows[-1].seconds:.1f} s: "
+            f"{rows[-1].mbb:.2f} mbb/hand")
     dl_floor = math.nan
     if floor:
         started = time.perf_counter()

@@ -46,6 +46,9 @@ def add_parser(which: argparse._SubParsersAction) -> None:
     p.add_argument("--cut", default="round",
                    help="where subgames are cut, comma-separated: round (the chance node ending round 2; default) "
                         "and/or card (after the card it deals: the opponent picks a continuation per card)")
+    p.add_argument("--limit", action="store_true",
+                   help="also the limit of depth-limited solving as k grows: full-depth re-solves in which the "
+                        "re-solver keeps the blueprint after round 2 and the opponent is free (costs as full depth)")
     p.add_argument("--floor", action="store_true", help="also the least exploitable strategy changing only round 2")
     p.add_argument("--save", type=Path, default=None, help="save every strategy as DIR/GAME-ROW.strategy for 'solver export'")
     p.set_defaults(handler=run)
@@ -77,13 +80,13 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     tg, rows, floor = run_depth_limited(
         spec, gadget=args.gadget, ks=ks, factor=args.factor, alternatives=args.alternatives, cuts=cuts,
-        floor=args.floor,
+        floor=args.floor, limit=args.limit,
         log=lambda line: print(line, flush=True),
     )
     print(format_rows(spec, rows, floor))
     if args.save:
         for r in rows:
-            name = r.name.split()[0] + (f"-k{r.k}" if r.k else "") + ("-card" if r.cut == "card" else "")
+            name = r.key or r.name.split()[0] + (f"-k{r.k}" if r.k else "") + ("-card" if r.cut == "card" else "")
             save_strategy(args.save / f"{spec.key}-{name}.strategy", tg.tree, tg.layout, r.strategy, method=r.name)
     print(f"total {time.perf_counter() - started:.1f} s; load average after: {os.getloadavg()[0]:.2f} (machine shared)")
     return 0

@@ -22,7 +22,9 @@ from solver.depth_limited import (
     depth_limited_subgame,
     dl_walk,
     modelled_best_response,
+    round_rows,
     solve_depth_limited,
+    solve_keeping_blueprint,
 )
 from solver.experiments import TABLE1_QUICK, experiment_game
 from solver.experiments.blueprint import player_rows
@@ -30,7 +32,7 @@ from solver.experiments.depth_limited import DL_QUICK, depth_limited_strategy
 from solver.experiments.subgames import subgame_roots
 from solver.gadgets import gadget_reach, gadget_update
 from solver.ranges import EVALUATE, UPDATE, WHOLE, TabularGame, discounts, tabular_game, walk
-from solver.safe import build_gadget, solve_subgame
+from solver.safe import build_gadget, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 
 
@@ -210,6 +212,28 @@ def test_a_cut_after_the_last_round_solves_as_full_depth(key: str, round_: int) 
                 gadget_update(gadget.kind, gadget_regret, gadget.alternatives, gadget.weight, theirs, v_full, d[0], d[1])
 
 
+def test_keeping_the_blueprint_after_the_round_plays_it_and_is_full_depth_without_a_later_round() -> None:
+    spec = DL_QUICK
+    tg = tabular_game(experiment_game("quick3"), parse_abstraction(spec.abstraction))
+    bv = BlueprintValues(tg, _random_strategy(tg, 7))
+    root, board, player = subgame_roots(tg, 1)[1], 2, 0
+    gadget = build_gadget(bv, root, board, player, "maxmargin")
+    regret, avg = np.zeros(tg.layout.size), np.zeros(tg.layout.size)
+    assert solve_keeping_blueprint(bv, root, board, player, gadget, regret, avg, iterations=20) is not None
+    later = np.setdiff1d(subgame_rows(bv, root, board, player), round_rows(bv, root, board, player))
+    assert len(later) and np.array_equal(regret[later], bv.strategy[later])  # regret matching plays the blueprint
+    mine = round_rows(bv, root, board, player)
+    assert np.abs(avg[mine]).max() > 0
+    # In the last round nothing is kept: the solve is the full-depth one, bit for bit.
+    root = subgame_roots(tg, 2)[0]
+    gadget = build_gadget(bv, root, board, player, "maxmargin")
+    full = [np.zeros(tg.layout.size) for _ in range(2)]
+    kept = [np.zeros(tg.layout.size) for _ in range(2)]
+    solve_subgame(bv, root, board, player, gadget, *full, iterations=20)
+    solve_keeping_blueprint(bv, root, board, player, gadget, *kept, iterations=20)
+    assert np.array_equal(full[0], kept[0]) and np.array_equal(full[1], kept[1])
+
+
 def test_more_continuations_see_more_of_the_best_response(quick3: BlueprintValues) -> None:
     # What holds by construction: for any strategy, the opponent's best response in the
     # k = 1 model is at most its best response in the k = 4 model (more options at the
@@ -240,16 +264,18 @@ def _numbers(line: str) -> list[float]:
 
 
 def test_depth_limited_quick_prints_the_table_and_exports(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
-    assert main(["experiment", "depth-limited", "--quick", "--cut", "round,card", "--save", str(tmp_path)]) == 0
+    assert main(["experiment", "depth-limited", "--quick", "--cut", "round,card", "--limit", "--save", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rows = {}
     names = ("blueprint", "full-depth maxmargin", "depth-limited k=1 maxmargin", "depth-limited k=4 maxmargin",
-             "depth-limited k=1 maxmargin after card", "depth-limited k=4 maxmargin after card")
+             "depth-limited k=1 maxmargin after card", "depth-limited k=4 maxmargin after card",
+             "opponent free after round 2 maxmargin")
     for name in names:
         line = next(x for x in out.splitlines() if x.startswith(name + " "))
         rows[name] = _numbers(line[len(name):])
         assert math.isfinite(rows[name][0]) and rows[name][0] >= 0 and rows[name][1] >= 0
     assert "target <= 1.5x" in out
+    assert (tmp_path / "quick3-opponent-free.strategy").is_file() and (tmp_path / "quick3-blueprint.strategy").is_file()
     saved = tmp_path / "quick3-depth-limited-k4.strategy"
     policy = tmp_path / "k4.json"
     assert main(["export", str(saved), "--game", "quick3", "--out", str(policy)]) == 0
