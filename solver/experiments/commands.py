@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from protocol.gamedef import GameDef, load_game
 from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
+from solver.experiments.depth_limited_command import add_parser as add_depth_limited_parser
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not for --help
     from solver.bets import ActionAbstraction
@@ -73,6 +74,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         help="the real game's sizes, an abstraction spec (default '1/0.5,1,2;allin;cap=2'); "
                              "it must offer the blueprint's sizes, e.g. '1/0.25,0.5,1,2,4;allin;cap=2'")
     nested.set_defaults(handler=run_nested_table)
+    add_depth_limited_parser(which)
     export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
                             description=EXPORT_DESCRIPTION, epilog=EXPORT_EPILOG, formatter_class=raw)
     export.add_argument("strategy", type=Path, help="a strategy artifact (from 'solver solve' or 'experiment --save')")
