@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
-from solver.experiments.commands import CommandError, add_parsers
+from solver.experiments import CommandError
+from solver.experiments.commands import add_parsers
 
 if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
     import numpy as np

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from protocol.gamedef import GameDef, load_game
-from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
+from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK, CommandError
 from solver.experiments.depth_limited_command import add_parser as add_depth_limited_parser
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not for --help
@@ -42,10 +42,6 @@ EXPORT_EPILOG = """examples:
   solver experiment subgames --quick --save runs/quick
   solver export runs/quick/quick2-unsafe.strategy --game quick2 --out quick2.json
 """
-
-
-class CommandError(Exception):
-    """A request these commands cannot carry out (one sentence)."""
 
 
 def load_any_game(name: str) -> GameDef:

@@ -55,7 +55,7 @@ def add_parser(which: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from solver.experiments.commands import CommandError
+    from solver.experiments import CommandError
     from solver.experiments.depth_limited import CUTS, DL_GAME, DL_QUICK, format_rows, run_depth_limited
     from solver.strategies import save_strategy
     from solver.subgame.gadgets import GADGETS
