@@ -13,13 +13,14 @@ evaluation path of the experiments; the agent solves rebuilt subtrees instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from solver.cfr.fullwidth import DCFR, CFRConfig
-from solver.ranges import UPDATE, WHOLE, CardArrays, TreeArrays, discounts, walk
+from solver.ranges import UPDATE, WHOLE, CardArrays, TreeArrays, discounts, normalized, walk
 from solver.subgame.blueprint_values import BlueprintValues
 from solver.subgame.gadgets import GADGETS, Gadget, gadget_reach, gadget_update, make_gadget
 from solver.subgame.leaf_walk import NO_LEAVES, LeafArrays, dl_walk
@@ -234,6 +235,23 @@ def subgame_rows(bv: BlueprintValues, node: int, board: int, player: int) -> np.
         start = lay.offset[n] + board * span
         parts.append(np.arange(start, start + span))
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+#: Where a solution's numbers are: (blueprint values, node, board, player) -> layout indices.
+Rows = Callable[[BlueprintValues, int, int, int], np.ndarray]
+
+
+def adopt(
+    bv: BlueprintValues, strategy: np.ndarray, avg: np.ndarray, solutions: Iterable[SubgameSolution],
+    *, players: Sequence[int] | None = None, rows: Rows = subgame_rows,
+) -> None:
+    """Write re-solves into ``strategy``: at each solution's ``rows`` of its re-solver
+    (or of each of ``players``), the average strategy ``avg`` they accumulated, normalised."""
+    solved = normalized(bv.game.layout, bv.game.tree, avg)
+    for s in solutions:
+        for p in (s.player,) if players is None else players:
+            at = rows(bv, s.node, s.board, p)
+            strategy[at] = solved[at]
 
 
 def finite_min(x: np.ndarray) -> float:
