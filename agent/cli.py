@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from protocol.arguments import add_command, port, run_command
+from protocol.arguments import add_command, command_line, port, run_command
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -100,10 +100,7 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agent", description="The heads-up no-limit competition agent (ACPC protocol 2.0.0)."
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser, sub = command_line("agent", "The heads-up no-limit competition agent (ACPC protocol 2.0.0).")
     p = add_command(sub, "connect", "connect to a dealer and play until the match ends", CONNECT_DESCRIPTION, EPILOG)
     p.add_argument("host", help="dealer host")
     p.add_argument("port", type=port, help="this seat's port (1-65535)")

@@ -8,7 +8,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from protocol.arguments import add_command, nonnegative, port, run_command
+from protocol.arguments import add_command, command_line, nonnegative, port, run_command
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -148,12 +148,7 @@ def _add_evaluation_command(sub: argparse._SubParsersAction, name: str, help: st
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dealer",
-        description="Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.",
-        epilog="Run 'dealer COMMAND --help' for each command's options and examples.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser, sub = command_line("dealer", "Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.")
     from dealer.run import add_run_parser
 
     add_run_parser(sub)

@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from protocol.arguments import add_command, run_command
+from protocol.arguments import add_command, command_line, run_command
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
 
@@ -58,13 +58,9 @@ def _buckets(text: str) -> tuple[int, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="precompute",
-        description="Offline builds for the agent: hand-rank tables, equities, card abstractions.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser, sub = command_line(
+        "precompute", "Offline builds for the agent: hand-rank tables, equities, card abstractions.", EPILOG
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = add_command(
         sub, "tables", "build (or check) the cached hand-evaluator tables",

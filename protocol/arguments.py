@@ -2,7 +2,8 @@
 
 The argument types (argparse ``type=`` functions) turn a bad value into one sentence
 that argparse prints after the usage line, before any work starts.
-:func:`add_command` declares a sub-command whose help keeps its examples as written;
+:func:`command_line` and :func:`add_command` declare a console script and its
+sub-commands, whose help keeps its examples as written;
 :func:`run_command` turns a command's expected failures into one line and an exit status.
 """
 
@@ -33,6 +34,22 @@ def nonnegative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def command_line(
+    prog: str, description: str, epilog: str | None = None
+) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """A console script's parser and its sub-commands (one is required; ``args.command``
+    names it).  ``epilog`` (default: where each command's options are) keeps its line breaks."""
+    if epilog is None:
+        parser = argparse.ArgumentParser(
+            prog=prog, description=description, epilog=f"Run '{prog} COMMAND --help' for each command's options and examples."
+        )
+    else:
+        parser = argparse.ArgumentParser(
+            prog=prog, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+    return parser, parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
 
 def add_command(

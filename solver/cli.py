@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from protocol.arguments import add_command, run_command
+from protocol.arguments import add_command, command_line, run_command
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 from solver.experiments import CommandError
@@ -64,12 +64,7 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="solver",
-        description="Solve small poker games with the CFR family or MCCFR and measure exploitability.",
-        epilog="Run 'solver COMMAND --help' for each command's options and examples.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser, sub = command_line("solver", "Solve small poker games with the CFR family or MCCFR and measure exploitability.")
     solve = add_command(
         sub, "solve", "run a solver, print the exploitability curve, save the strategy", SOLVE_DESCRIPTION, SOLVE_EPILOG
     )
