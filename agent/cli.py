@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from protocol.arguments import port
+from protocol.arguments import add_command, command_line, port, run_command
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -88,30 +88,27 @@ mbb/hand with a 95% CI (positive: the agent is exploitable).  With --out, every 
 is written as it ends and running the same command again resumes the run."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agent", description="The heads-up no-limit competition agent (ACPC protocol 2.0.0)."
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser(
-        "connect",
-        help="connect to a dealer and play until the match ends",
-        description=CONNECT_DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("host", help="dealer host")
-    p.add_argument("port", type=port, help="this seat's port (1-65535)")
+def _add_strategist_options(p: argparse.ArgumentParser) -> None:
+    """The options of the agent's strategist (:func:`agent.strategist.build_strategist`),
+    the same for a real match and an LBR run."""
     p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
     p.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
     p.add_argument("--blueprint-only", action="store_true", help="never solve subgames: blueprint and translation only")
+    p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
+                   help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
+    p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser, sub = command_line("agent", "The heads-up no-limit competition agent (ACPC protocol 2.0.0).")
+    p = add_command(sub, "connect", "connect to a dealer and play until the match ends", CONNECT_DESCRIPTION, EPILOG)
+    p.add_argument("host", help="dealer host")
+    p.add_argument("port", type=port, help="this seat's port (1-65535)")
+    _add_strategist_options(p)
     p.add_argument(
         "--solve-from", choices=("river", "turn"), default="river",
         help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
     )  # fmt: skip
-    p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
-                   help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
-    p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
     p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
@@ -127,22 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match", default="", help="match name written in the decision log")
     p.add_argument("-v", "--verbose", action="store_true", help="log an event per hand (structlog, stderr)")
     p.set_defaults(func=connect)
-    q = sub.add_parser(
-        "lbr",
-        help="measure the agent against local best response (in-process)",
-        description=LBR_DESCRIPTION,
-        epilog=LBR_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    q = add_command(sub, "lbr", "measure the agent against local best response (in-process)", LBR_DESCRIPTION, LBR_EPILOG)
     q.add_argument("--setting", choices=("fc", "fcpa", "56"), default="fc", help="LBR's action set (default fc)")
     q.add_argument("--hands", type=int, default=3000, help="hands in the run, resumed ones included (default 3000)")
     q.add_argument("--seed", type=int, default=0, help="seeds the deals, LBR's equity sampling and the agent (default 0)")
-    q.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")
-    q.add_argument("--blueprint", type=Path, default=None, help="blueprint artifact (default: the one shipped with the package)")
-    q.add_argument("--blueprint-only", action="store_true", help="the agent never solves subgames")
-    q.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
-                   help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
-    q.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
+    _add_strategist_options(q)
     q.add_argument("--time-budget", type=float, default=7.0, help="the agent's seconds per hand, as a dealer's (default 7)")
     q.add_argument("--target", type=float, default=None, help="average seconds per hand the agent aims at (default budget / 4)")
     q.add_argument("--equity-samples", type=int, default=200, help="LBR's equity samples preflop and on the flop (default 200)")
@@ -267,14 +253,7 @@ def lbr(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # --help and usage errors end here, before the agent loads
     configure_logging(getattr(args, "verbose", False))
-    try:
-        return int(args.func(args) or 0)
-    except GameDefError as exc:
-        print(f"agent {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"agent {args.command}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(lambda: args.func(args), f"agent {args.command}", (GameDefError,))
 
 
 def entry() -> None:

@@ -8,7 +8,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from protocol.arguments import nonnegative, port
+from protocol.arguments import add_command, command_line, nonnegative, port, run_command
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
@@ -38,13 +38,10 @@ def _int_list(text: str) -> list[int]:
 
 
 def _add_serve(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="run a reference-compatible dealer for one match",
-        description="A dealer that behaves like the ACPC reference dealer (protocol 2.0.0).",
-        epilog=EPILOG_SERVE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(
+        sub, "serve", "run a reference-compatible dealer for one match",
+        "A dealer that behaves like the ACPC reference dealer (protocol 2.0.0).", EPILOG_SERVE,
+    )  # fmt: skip
     p.add_argument("match", metavar="MATCH", help="match name; the log is MATCH.log")
     p.add_argument("game", metavar="GAME", help="a .game file or a bundled game's short name")
     p.add_argument("hands", metavar="HANDS", type=int, help="number of hands")
@@ -101,15 +98,13 @@ def _serve(args: argparse.Namespace) -> int:
 def _add_bot(sub: argparse._SubParsersAction) -> None:
     from dealer.bots import POLICIES
 
-    p = sub.add_parser(
-        "bot",
-        help="play a baseline bot against a dealer",
-        description="Connects to a dealer's seat port and plays one of the baseline bots until the match ends; "
+    p = add_command(
+        sub, "bot", "play a baseline bot against a dealer",
+        "Connects to a dealer's seat port and plays one of the baseline bots until the match ends; "
         "with --decision-log it logs the exact distribution of every decision, which lets AIVAT remove "
         "that seat's luck from a report.",
-        epilog=EPILOG_BOT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        EPILOG_BOT,
+    )  # fmt: skip
     p.add_argument("kind", choices=sorted(POLICIES), help="which baseline bot")
     p.add_argument("host", help="dealer host")
     p.add_argument("port", type=port, help="this seat's port")
@@ -153,12 +148,7 @@ def _add_evaluation_command(sub: argparse._SubParsersAction, name: str, help: st
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dealer",
-        description="Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.",
-        epilog="Run 'dealer COMMAND --help' for each command's options and examples.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser, sub = command_line("dealer", "Local ACPC matches: a reference-compatible dealer, baseline bots, and reports.")
     from dealer.run import add_run_parser
 
     add_run_parser(sub)
@@ -175,14 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except GameDefError as exc:
-        print(f"{parser_prog(args)}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{parser_prog(args)}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(lambda: args.func(args), parser_prog(args), (GameDefError,))
 
 
 def parser_prog(args: argparse.Namespace) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from dealer.bots import POLICIES, game_problem
 from dealer.lifetime import FolderLock, describe_exit, start_member, stop_group
+from protocol.arguments import add_command
 from protocol.errors import GameDefError
 from protocol.gamedef import GameDef, bundled_game_names, load_game
 from protocol.progress import Progress
@@ -100,13 +101,7 @@ class RunFailed(Exception):
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "run",
-        help="play a whole local match (dealer + seats) and print the result",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "run", "play a whole local match (dealer + seats) and print the result", DESCRIPTION, EPILOG)
     p.add_argument(
         "seats", metavar="SEAT", nargs="*",
         help="bot kind, agent, or command, one per player (default: agent call in heads-up no-limit, else random call ...)",

@@ -30,6 +30,7 @@ from typing import Any
 from dealer.bots import POLICIES
 from dealer.matchtask import MatchTask
 from dealer.run import RunFailed, command_problem, match_plan, seat_names
+from protocol.arguments import add_command
 from protocol.errors import GameDefError
 from protocol.gamedef import bundled_game_names, load_game
 
@@ -227,13 +228,11 @@ def create_output(out: Path, settings: dict[str, Any]) -> None:
 
 
 def add_tournament_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "tournament",
-        help="round robin of many bots (duplicate matches, rankings, crosstable), on this machine or a Ray cluster",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(
+        sub, "tournament",
+        "round robin of many bots (duplicate matches, rankings, crosstable), on this machine or a Ray cluster",
+        DESCRIPTION, EPILOG,
+    )  # fmt: skip
     p.add_argument("seats", metavar="SEAT", nargs="*", help="bot kind, command, or NAME=KIND_OR_COMMAND")
     p.add_argument("--lineup", type=Path, help="TOML or JSON file listing the bots (name and seat each)")
     p.add_argument("--game", default="holdem.nolimit.2p", help="bundled game name or .game file (default holdem.nolimit.2p)")

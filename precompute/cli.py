@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from protocol.arguments import add_command, command_line, run_command
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
 
@@ -57,31 +58,24 @@ def _buckets(text: str) -> tuple[int, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="precompute",
-        description="Offline builds for the agent: hand-rank tables, equities, card abstractions.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser, sub = command_line(
+        "precompute", "Offline builds for the agent: hand-rank tables, equities, card abstractions.", EPILOG
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    raw = argparse.RawDescriptionHelpFormatter
 
-    p = sub.add_parser(
-        "tables", help="build (or check) the cached hand-evaluator tables",
-        description="Builds the lookup tables the fast hand evaluator reads (a few seconds, once) into the cache "
-                    "folder, or checks that the cached ones are intact.",
-        epilog="examples:\n  precompute tables\n  precompute tables --rebuild", formatter_class=raw,
+    p = add_command(
+        sub, "tables", "build (or check) the cached hand-evaluator tables",
+        "Builds the lookup tables the fast hand evaluator reads (a few seconds, once) into the cache "
+        "folder, or checks that the cached ones are intact.",
+        "examples:\n  precompute tables\n  precompute tables --rebuild",
     )  # fmt: skip
     p.add_argument("--rebuild", action="store_true", help="rebuild even if the cache is valid")
     p.set_defaults(func=_tables)
 
-    p = sub.add_parser(
-        "equity",
-        help="all-in equity of a hand against a random hand",
-        description="The probability of winning (ties count half) when both hands are shown down against a "
-                    "uniformly random opponent hand: sampled over boards preflop, exact over every run-out after.",
-        epilog="examples:\n  precompute equity AsAd\n  precompute equity AsAd Kh7c2d",
-        formatter_class=raw,
+    p = add_command(
+        sub, "equity", "all-in equity of a hand against a random hand",
+        "The probability of winning (ties count half) when both hands are shown down against a "
+        "uniformly random opponent hand: sampled over boards preflop, exact over every run-out after.",
+        "examples:\n  precompute equity AsAd\n  precompute equity AsAd Kh7c2d",
     )  # fmt: skip
     p.add_argument("hole", help="two hole cards, e.g. AsAd")
     p.add_argument("board", nargs="?", default="", help="0, 3, 4 or 5 board cards, e.g. Kh7c2d")
@@ -89,25 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_equity)
 
-    p = sub.add_parser(
-        "index",
-        help="canonical (suit-isomorphic) index of a hand, and its canonical form",
-        description="Hands that differ only by a renaming of suits play alike; the card abstraction gives each "
-                    "such class one index.  Prints the index, the number of classes and the class's canonical hand.",
-        epilog="examples:\n  precompute index AsAd\n  precompute index --rounds 2,3,1 AsAdKh7c2d9s",
-        formatter_class=raw,
+    p = add_command(
+        sub, "index", "canonical (suit-isomorphic) index of a hand, and its canonical form",
+        "Hands that differ only by a renaming of suits play alike; the card abstraction gives each "
+        "such class one index.  Prints the index, the number of classes and the class's canonical hand.",
+        "examples:\n  precompute index AsAd\n  precompute index --rounds 2,3,1 AsAdKh7c2d9s",
     )  # fmt: skip
     p.add_argument("cards", help="the cards round by round, e.g. AsAdKh7c2d")
     p.add_argument("--rounds", type=_buckets, default=None, help="cards per round (default: 2 then the board)")
     p.set_defaults(func=_index)
 
-    p = sub.add_parser(
-        "abstraction",
-        help="build a card abstraction (bucket maps per round)",
-        description="k-means buckets: EMD on equity histograms preflop, flop and turn; L2 on OCHS on the river.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(
+        sub, "abstraction", "build a card abstraction (bucket maps per round)",
+        "k-means buckets: EMD on equity histograms preflop, flop and turn; L2 on OCHS on the river.", EPILOG,
+    )  # fmt: skip
     p.add_argument("--game", required=True, help="a .game file or bundled name (hold'em only)")
     p.add_argument("--out", type=Path, required=True, help="output folder (holds checkpoints while building)")
     p.add_argument("--preset", choices=PRESET_NAMES, default="full", help="starting configuration (default full)")
@@ -123,13 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_abstraction)
 
-    p = sub.add_parser(
-        "blueprint",
-        help="train a blueprint strategy by MCCFR (resumable)",
-        description="External-sampling MCCFR with the Pluribus schedule on the blueprint card abstraction.",
-        epilog=BLUEPRINT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(
+        sub, "blueprint", "train a blueprint strategy by MCCFR (resumable)",
+        "External-sampling MCCFR with the Pluribus schedule on the blueprint card abstraction.", BLUEPRINT_EPILOG,
+    )  # fmt: skip
     p.add_argument("--game", required=True, help="a .game file or bundled name (two-player hold'em)")
     p.add_argument("--out", type=Path, required=True, help="output folder (abstraction, checkpoint, blueprint)")
     p.add_argument("--iterations", type=int, help=f"MCCFR iterations; the schedule scales to them (--quick: {QUICK_ITERATIONS})")
@@ -149,13 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
 
-    p = sub.add_parser(
-        "health",
-        help="is a blueprint trained enough to play from? (untrained infosets, probes; exit 1 if not)",
-        description="Near-uniform infosets per round weighted by self-play reach, sanity probes with exact answers, "
-                    "and the LBR command; exit 0 only if every probe passes and flop and turn are <= 5% near uniform.",
-        epilog="examples:\n  precompute health\n  precompute health bp/main/blueprint.art --checkpoint bp/main/checkpoint.mccfr",
-        formatter_class=raw,
+    p = add_command(
+        sub, "health", "is a blueprint trained enough to play from? (untrained infosets, probes; exit 1 if not)",
+        "Near-uniform infosets per round weighted by self-play reach, sanity probes with exact answers, "
+        "and the LBR command; exit 0 only if every probe passes and flop and turn are <= 5% near uniform.",
+        "examples:\n  precompute health\n  precompute health bp/main/blueprint.art --checkpoint bp/main/checkpoint.mccfr",
     )  # fmt: skip
     p.add_argument("blueprint", nargs="?", type=Path, help="blueprint artifact (default: the shipped one)")
     p.add_argument("--checkpoint", type=Path, help="the run's OUT/checkpoint.mccfr: also untouched / tiny-regret shares")
@@ -291,17 +275,10 @@ def main(argv: list[str] | None = None) -> int:
     from precompute.bucketing import AbstractionError
     from solver.artifacts import ArtifactError
 
-    try:
-        return int(args.func(args) or 0)
-    except (AbstractionError, ArtifactError, ProtocolError, ValueError) as exc:
-        print(f"precompute {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # e.g. --out naming a file, or a cache folder it may not create
-        print(f"precompute {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"precompute {args.command}: interrupted (an abstraction build resumes when run again)", file=sys.stderr)
-        return 130
+    return run_command(
+        lambda: args.func(args), f"precompute {args.command}", (AbstractionError, ArtifactError, ProtocolError, ValueError),
+        file_errors=True, interrupted="interrupted (an abstraction build resumes when run again)",
+    )
 
 
 if __name__ == "__main__":

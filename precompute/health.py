@@ -173,6 +173,15 @@ def _self_play(
 
 
 @njit(cache=True)
+def _row_total(strategy: np.ndarray, base: int, n_a: int) -> float:
+    """The sum of one infoset's row (the strategy's numbers need not be normalised)."""
+    total = 0.0
+    for a in range(n_a):
+        total += strategy[base + a]
+    return total
+
+
+@njit(cache=True)
 def _row_stats(
     kind: np.ndarray, round_: np.ndarray, child_count: np.ndarray, offset: np.ndarray, info_start: np.ndarray,
     rows: np.ndarray, strategy: np.ndarray, regret: np.ndarray, tv: np.ndarray, regret_max: np.ndarray,
@@ -186,9 +195,7 @@ def _row_stats(
         n_a = child_count[node]
         for b in range(rows[round_[node]]):
             base = offset[node] + b * n_a
-            total = 0.0
-            for a in range(n_a):
-                total += strategy[base + a]
+            total = _row_total(strategy, base, n_a)
             d = 0.0
             for a in range(n_a):
                 d += abs(strategy[base + a] / total - 1.0 / n_a)
@@ -218,9 +225,7 @@ def _worst_fold(
         start, n_a = child_start[node], child_count[node]
         if player[node] == seat:
             base = offset[node] + bucket * n_a
-            total = 0.0
-            for a in range(n_a):
-                total += strategy[base + a]
+            total = _row_total(strategy, base, n_a)
             v = 0.0
             for a in range(n_a):
                 p = strategy[base + a] / total

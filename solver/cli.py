@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from protocol.arguments import add_command, command_line, run_command
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
-from solver.experiments.commands import CommandError, add_parsers
+from solver.experiments import CommandError
+from solver.experiments.commands import add_parsers
 
 if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
     import numpy as np
@@ -62,17 +64,10 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
-        prog="solver",
-        description="Solve small poker games with the CFR family or MCCFR and measure exploitability.",
-        epilog="Run 'solver COMMAND --help' for each command's options and examples.",
+    parser, sub = command_line("solver", "Solve small poker games with the CFR family or MCCFR and measure exploitability.")
+    solve = add_command(
+        sub, "solve", "run a solver, print the exploitability curve, save the strategy", SOLVE_DESCRIPTION, SOLVE_EPILOG
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    solve = sub.add_parser(
-        "solve", help="run a solver, print the exploitability curve, save the strategy",
-        description=SOLVE_DESCRIPTION, epilog=SOLVE_EPILOG, formatter_class=raw,
-    )  # fmt: skip
     solve.add_argument("--game", required=True, help="bundled game name (e.g. leduc.limit.2p) or .game file")
     solve.add_argument(
         "--algo", choices=ALGORITHMS, default="dcfr",
@@ -101,10 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=None,
         help="output file (default artifacts/solver/GAME-ALGO-ITERATIONS.strategy, or .cce for cfr-jr/cfr-s)",
     )
-    evaluate = sub.add_parser(
-        "eval", help="exploitability of a saved strategy", description=EVAL_DESCRIPTION, epilog=EVAL_EPILOG,
-        formatter_class=raw,
-    )  # fmt: skip
+    evaluate = add_command(sub, "eval", "exploitability of a saved strategy", EVAL_DESCRIPTION, EVAL_EPILOG)
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
     add_parsers(sub)
@@ -290,19 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # --help and usage errors end here, before any solver loads
     from solver.artifacts import ArtifactError
 
-    try:
-        if hasattr(args, "handler"):
-            return args.handler(args)
-        return _solve(args) if args.command == "solve" else _evaluate(args)
-    except (UsageError, CommandError, ProtocolError, ArtifactError, ValueError) as exc:  # the solvers' errors are ValueErrors
-        print(f"solver: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # e.g. --out or --checkpoint under a file, or a full disk
-        print(f"solver: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("solver: interrupted", file=sys.stderr)
-        return 130
+    handler = getattr(args, "handler", _solve if args.command == "solve" else _evaluate)
+    # The solvers' own errors are ValueErrors.
+    errors = (UsageError, CommandError, ProtocolError, ArtifactError, ValueError)
+    return run_command(lambda: handler(args), "solver", errors, file_errors=True, error_label="solver: error")
 
 
 if __name__ == "__main__":

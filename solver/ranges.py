@@ -301,6 +301,85 @@ def _board_mask(cards: CardArrays, round_: int, board: int, n_h: int) -> np.ndar
     return cards.compat[start : start + n_h]
 
 
+# --- pieces of a walk that other walks over the same arrays share --------------------------
+# (solver.subgame.leaf_walk walks a depth-limited subgame with them.)
+
+
+@njit(cache=True)
+def deal_count(tree: TreeArrays, cards: CardArrays, node: int) -> int:
+    """How many boards chance ``node`` deals on each board of the round before it."""
+    r = tree.round[node]
+    return cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
+
+
+@njit(cache=True)
+def deal_reaches(
+    tree: TreeArrays, cards: CardArrays, node: int, board: int,
+    reach_t: np.ndarray, reach_o: np.ndarray, child_t: np.ndarray, child_o: np.ndarray,
+) -> None:
+    """Fill ``child_t`` and ``child_o`` with the reaches below chance ``node`` once it has
+    dealt ``board`` (index in its own round): hands sharing a card with the board drop
+    out, and the deal's probability goes into the opponent's reach so that the values
+    (and regrets) below are counterfactual values of the whole game."""
+    n_h = reach_t.shape[0]
+    start = cards.compat_start[tree.round[node]] + board * n_h
+    p_deal = tree.deal_factor[node]
+    for h in range(n_h):
+        child_t[h] = reach_t[h] * cards.compat[start + h]
+        child_o[h] = reach_o[h] * cards.compat[start + h] * p_deal
+
+
+@njit(cache=True)
+def played(
+    mode: int, own: bool, regret: np.ndarray, strategy: np.ndarray, base: int, n_h: int, n_a: int
+) -> np.ndarray:
+    """(n_h, n_a) what is played at a decision whose rows start at ``base``: regret
+    matching in UPDATE, else ``strategy``'s rows; left unfilled at the traverser's
+    ``own`` decisions in a best response, where it takes its best action instead."""
+    sigma = np.empty((n_h, n_a))
+    if mode == UPDATE:
+        regret_match(regret, base, n_h, n_a, sigma)
+    elif not (mode == BEST_RESPONSE and own):
+        _strategy_rows(strategy, base, n_h, n_a, sigma)
+    return sigma
+
+
+@njit(cache=True)
+def own_values(mode: int, sigma: np.ndarray, child_values: np.ndarray) -> np.ndarray:
+    """The traverser's values (n_h,) at its own decision from its actions' (n_a, n_h):
+    the best per hand in a best response, else their mean under ``sigma``."""
+    n_a, n_h = child_values.shape
+    values = np.zeros(n_h)
+    if mode == BEST_RESPONSE:
+        for h in range(n_h):
+            values[h] = child_values[0, h]
+            for a in range(1, n_a):
+                values[h] = max(values[h], child_values[a, h])
+        return values
+    for a in range(n_a):
+        for h in range(n_h):
+            values[h] += sigma[h, a] * child_values[a, h]
+    return values
+
+
+@njit(cache=True)
+def update_rows(
+    regret: np.ndarray, avg: np.ndarray, base: int, sigma: np.ndarray, child_values: np.ndarray,
+    values: np.ndarray, reach_t: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
+) -> None:
+    """The CFR update of the traverser's decision whose rows start at ``base``: each
+    action's regret gains its value over the decision's (old regrets discounted by
+    ``d_pos`` or ``d_neg`` by sign), the average strategy the traverser's reach times
+    ``sigma`` (old sums discounted by ``d_avg``)."""
+    n_h, n_a = sigma.shape
+    for h in range(n_h):
+        row = base + h * n_a
+        for a in range(n_a):
+            old = regret[row + a]
+            regret[row + a] = old * (d_pos if old > 0 else d_neg) + child_values[a, h] - values[h]
+            avg[row + a] = avg[row + a] * d_avg + reach_t[h] * sigma[h, a]
+
+
 @njit(cache=True)
 def walk(
     node: int, board: int, trav: int, reach_t: np.ndarray, reach_o: np.ndarray, mode: int,
@@ -339,19 +418,11 @@ def walk(
             return np.zeros(n_h)
         return buf_value[f].copy()
     if kind == CHANCE:
-        extensions = cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
         values = np.zeros(n_h)
-        child_t = np.empty(n_h)
-        child_o = np.empty(n_h)
-        # The deal's probability goes into the opponent's reach so that the values
-        # (and regrets) below are counterfactual values of the whole game.
-        p_deal = tree.deal_factor[node]
-        for j in range(extensions):
-            b = board * extensions + j
-            start = cards.compat_start[r] + b * n_h
-            for h in range(n_h):
-                child_t[h] = reach_t[h] * cards.compat[start + h]
-                child_o[h] = reach_o[h] * cards.compat[start + h] * p_deal
+        child_t, child_o = np.empty(n_h), np.empty(n_h)
+        extensions = deal_count(tree, cards, node)
+        for b in range(board * extensions, (board + 1) * extensions):
+            deal_reaches(tree, cards, node, b, reach_t, reach_o, child_t, child_o)
             values += walk(
                 child0, b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy,
                 d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
@@ -361,11 +432,7 @@ def walk(
     n_a = tree.child_count[node]
     base = tree.offset[node] + board * n_h * n_a
     first = tree.child_start[node]
-    sigma = np.empty((n_h, n_a))
-    if mode == UPDATE:
-        regret_match(regret, base, n_h, n_a, sigma)
-    elif not (mode == BEST_RESPONSE and tree.player[node] == trav):
-        _strategy_rows(strategy, base, n_h, n_a, sigma)
+    sigma = played(mode, tree.player[node] == trav, regret, strategy, base, n_h, n_a)
     # Terminal children are folded into one terminal-basis call (see solver.range_terminals).
     n_ranked = 0
     n_terminal = 0
@@ -374,8 +441,8 @@ def walk(
         n_terminal += _is_terminal(child_kind)
         n_ranked += child_kind == SHOWDOWN
     basis = np.empty((3 if n_terminal else 0, n_h))
-    values = np.zeros(n_h)
     if tree.player[node] != trav:
+        values = np.zeros(n_h)
         child_o = np.empty(n_h)
         # Opponent terminals: the combined weights whose C, W and S sum to their values.
         weights = np.zeros((3 if n_terminal else 0, n_h))
@@ -429,22 +496,9 @@ def walk(
             child, board, trav, child_t, reach_o, mode, tree, cards, regret, avg, strategy,
             d_pos, d_neg, d_avg, stage, buf_reach, buf_value,
         )
-    if mode == BEST_RESPONSE:
-        for h in range(n_h):
-            values[h] = child_values[0, h]
-            for a in range(1, n_a):
-                values[h] = max(values[h], child_values[a, h])
-        return values
-    for a in range(n_a):
-        for h in range(n_h):
-            values[h] += sigma[h, a] * child_values[a, h]
+    values = own_values(mode, sigma, child_values)
     if mode == UPDATE and stage != RECORD:
-        for h in range(n_h):
-            row = base + h * n_a
-            for a in range(n_a):
-                old = regret[row + a]
-                regret[row + a] = old * (d_pos if old > 0 else d_neg) + child_values[a, h] - values[h]
-                avg[row + a] = avg[row + a] * d_avg + reach_t[h] * sigma[h, a]
+        update_rows(regret, avg, base, sigma, child_values, values, reach_t, d_pos, d_neg, d_avg)
     return values
 
 

@@ -50,7 +50,7 @@ import numpy as np
 from dealer.bots import CARD_INDEPENDENT, POLICIES, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.rangeaivat import CheckDown, RangeAivat, has_ranges
-from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, next_board_round
+from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, deal_logged_board
 from dealer.policy import Policy
 from protocol.cards import deck
 from protocol.decisions import Decision
@@ -461,14 +461,9 @@ def hand_corrections(
             out[ACTION] += _action_correction(state, action, sigma, value)
             used[actor] += 1
             likelihood[actor] *= sigma.probability(action)
-        state = state.apply(action)
-        while dealt < game.board_cards_through(state.round):
-            before = state
-            dealt = game.board_cards_through(next_board_round(game, dealt))
-            if len(final.board) < dealt:
-                raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
-            state = replace(state, board=final.board[:dealt])
-            out[BOARD] += value.chance_mean(before) - value.values([state])[0]
+        state, deals = deal_logged_board(state.apply(action), final)
+        for before, after in deals:
+            out[BOARD] += value.chance_mean(before) - value.values([after])[0]
     left = sorted(p for p, s in sigmas.items() if isinstance(s, LoggedSigma) and s.left)
     if left:
         raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {left} that never acted then")

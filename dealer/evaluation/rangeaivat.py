@@ -35,13 +35,12 @@ value function that knows more overrides its hooks (``dealer report --value blue
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from dealer.evaluation.margins import ShowdownMargins
-from dealer.evaluation.values import AivatError, CheckDownValue, next_board_round
+from dealer.evaluation.values import AivatError, CheckDownValue, deal_logged_board
 from protocol.decisions import ROW_TOTAL, Decision
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef
@@ -180,14 +179,9 @@ class RangeAivat:
                 expected = sum(sigma[a] * children[a] for a in sigma)
                 per_hand[ACTION] += expected - children[taken]
                 reach *= sigma[taken]
-            state = state.apply(action)
-            while dealt < game.board_cards_through(state.round):
-                before = state
-                dealt = game.board_cards_through(next_board_round(game, dealt))
-                if len(final.board) < dealt:
-                    raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
-                state = replace(state, board=final.board[:dealt])
-                per_hand[BOARD] += values.board(before, state)
+            state, deals = deal_logged_board(state.apply(action), final)
+            for before, after in deals:
+                per_hand[BOARD] += values.board(before, after)
         if pending:
             raise AivatError(f"hand {final.hand_number}: decisions logged for position {position} that never acted then")
         outcome = values.checkdown(state) + np.zeros(len(reach))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import pairwise
 
 import numpy as np
@@ -36,6 +37,26 @@ def next_board_round(game: GameDef, dealt: int) -> int:
     while game.board_cards_through(r) <= dealt:
         r += 1
     return r
+
+
+def deal_logged_board(state: State, final: State) -> tuple[State, list[tuple[State, State]]]:
+    """``state`` with the board cards it is due dealt as ``final`` (the logged hand's last
+    state) shows them, and each deal on the way as (before, after): an action may end
+    a round, or, all-in, several.
+
+    Raises:
+        AivatError: if the log does not show the cards of a round the hand reaches.
+    """
+    game = state.game
+    dealt = len(state.board)
+    deals = []
+    while dealt < game.board_cards_through(state.round):
+        dealt = game.board_cards_through(next_board_round(game, dealt))
+        if len(final.board) < dealt:
+            raise AivatError(f"hand {final.hand_number} reaches a round whose board cards the log does not show")
+        deals.append((state, replace(state, board=final.board[:dealt])))
+        state = deals[-1][1]
+    return state, deals
 
 
 class ValueFunction(ABC):

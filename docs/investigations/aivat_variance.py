@@ -32,7 +32,6 @@ import argparse
 import functools
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +39,7 @@ import numpy as np
 from dealer.evaluation.decisionlogs import load_decision_logs
 from dealer.evaluation.matchlog import MatchLogReader
 from dealer.evaluation.rangeaivat import RangeAivat
-from dealer.evaluation.values import CheckDownValue, next_board_round
+from dealer.evaluation.values import CheckDownValue, deal_logged_board
 from protocol.rules import State, initial_state
 
 BASES = ("check-down", "opponent's chips", "margin·stack", "margin·(stack−called)")
@@ -115,12 +114,9 @@ def walk(folder: Path) -> tuple[list[dict[str, float]], np.ndarray]:
                     reach = reach * sigma[taken]
                 else:
                     step[key] = step.get(key, 0) + values(state.apply(action))[0] - parent[0]
-                state = state.apply(action)
-                while dealt < game.board_cards_through(state.round):
-                    before = values(state)
-                    dealt = game.board_cards_through(next_board_round(game, dealt))
-                    state = replace(state, board=final.board[:dealt])
-                    corrections[{3: 1, 4: 2, 5: 3}[dealt]] += before - values(state)
+                state, deals = deal_logged_board(state.apply(action), final)
+                for before, after in deals:
+                    corrections[{3: 1, 4: 2, 5: 3}[len(after.board)]] += values(before) - values(after)
             weight = np.where(ranged.margins.compatible(opponent + tuple(final.board)), reach, 0.0)
             weight /= weight.sum()
             steps.append({k: float(v @ weight) for k, v in step.items()})

@@ -31,6 +31,7 @@ import argparse
 import os
 import time
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -39,11 +40,11 @@ from solver.bets import parse_abstraction
 from solver.experiments import TABLE1, TABLE1_QUICK
 from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
-from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.ranges import normalized, tabular_game
+from solver.experiments.subgames import combined_strategy, resolve_round, subgame_roots
+from solver.ranges import tabular_game
 from solver.subgame.blueprint_values import BlueprintValues
 from solver.subgame.gadgets import make_gadget
-from solver.subgame.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
+from solver.subgame.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame
 
 
 def public_states(bv: BlueprintValues, roots: list[int], round_: int):
@@ -118,22 +119,12 @@ def ranges(bv: BlueprintValues, roots: list[int], round_: int, iterations: int, 
 
 def per_subgame_margins(bv: BlueprintValues, roots: list[int], round_: int, iterations: int) -> np.ndarray:
     """Maxmargin's smallest non-negligible margin (chips) in every re-solve."""
-    tg = bv.game
+    maxmargin = partial(build_gadget, bv, name="maxmargin")
+    solve = partial(solve_subgame, bv, iterations=iterations)
     out = []
     for player in (0, 1):
-        regret, avg = np.zeros(tg.layout.size), np.zeros(tg.layout.size)
-        solutions = []
-        for root in roots:
-            for board in range(tg.space.n_boards[round_]):
-                gadget = build_gadget(bv, root, board, player, "maxmargin")
-                solution = solve_subgame(bv, root, board, player, gadget, regret, avg, iterations=iterations)
-                if solution is not None:
-                    solutions.append(solution)
-        solved = normalized(tg.layout, tg.tree, avg)
         strategy = bv.strategy.copy()
-        for s in solutions:
-            rows = subgame_rows(bv, s.node, s.board, player)
-            strategy[rows] = solved[rows]
+        solutions = resolve_round(bv, strategy, roots, round_, player, maxmargin, solve)
         out += [margin_summary(bv, s, strategy)[0] for s in solutions]
     return np.array(out)
 

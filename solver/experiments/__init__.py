@@ -15,6 +15,14 @@ from protocol.gamedef import GameDef, load_game
 GAMES_DIR = Path(__file__).parent / "games"
 
 
+class CommandError(Exception):
+    """A request the experiment commands cannot carry out (one sentence).
+
+    Here, not in :mod:`solver.experiments.commands`, so that every command module can
+    raise it without importing the others.
+    """
+
+
 def experiment_game(key: str) -> GameDef:
     """The experiment game ``games/KEY.game``."""
     return load_game(GAMES_DIR / f"{key}.game")

@@ -9,8 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from protocol.arguments import add_command
 from protocol.gamedef import GameDef, load_game
-from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK
+from solver.experiments import GAMES_DIR, TABLE1, TABLE1_QUICK, CommandError
 from solver.experiments.depth_limited_command import add_parser as add_depth_limited_parser
 
 if TYPE_CHECKING:  # the solvers load when a command runs, not for --help
@@ -44,10 +45,6 @@ EXPORT_EPILOG = """examples:
 """
 
 
-class CommandError(Exception):
-    """A request these commands cannot carry out (one sentence)."""
-
-
 def load_any_game(name: str) -> GameDef:
     """A bundled game, an experiment game by short name (``small2``), or a ``.game`` path."""
     own = GAMES_DIR / f"{name}.game"
@@ -56,27 +53,26 @@ def load_any_game(name: str) -> GameDef:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``experiment`` and ``export`` to the ``solver`` command's subparsers."""
-    raw = argparse.RawDescriptionHelpFormatter
-    experiment = sub.add_parser("experiment", help="reproduce the Libratus subgame-solving tables on small games",
-                                description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    experiment = add_command(sub, "experiment", "reproduce the Libratus subgame-solving tables on small games",
+                             EXPERIMENT_DESCRIPTION, EXPERIMENT_EPILOG)
     which = experiment.add_subparsers(dest="experiment", required=True)
-    subgames = which.add_parser("subgames", help="Table 1: blueprint vs unsafe and safe subgame solving",
-                                description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    subgames = add_command(which, "subgames", "Table 1: blueprint vs unsafe and safe subgame solving",
+                           EXPERIMENT_DESCRIPTION, EXPERIMENT_EPILOG)
     subgames.add_argument("--quick", action="store_true", help="the cheap setting the tests run (small game, few iterations)")
     keys = ",".join(s.key for s in TABLE1)
     subgames.add_argument("--games", default=None, help=f"comma-separated games to run (default all: {keys})")
     subgames.add_argument("--save", type=Path, default=None, help="save every combined strategy as DIR/GAME-METHOD.strategy")
     subgames.set_defaults(handler=run_subgames)
-    nested = which.add_parser("nested", help="Table 2: action translation vs nested unsafe and safe subgame solving",
-                              description=EXPERIMENT_DESCRIPTION, epilog=EXPERIMENT_EPILOG, formatter_class=raw)
+    nested = add_command(which, "nested", "Table 2: action translation vs nested unsafe and safe subgame solving",
+                         EXPERIMENT_DESCRIPTION, EXPERIMENT_EPILOG)
     nested.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny game, few iterations)")
     nested.add_argument("--real", default=None,
                         help="the real game's sizes, an abstraction spec (default '1/0.5,1,2;allin;cap=2'); "
                              "it must offer the blueprint's sizes, e.g. '1/0.25,0.5,1,2,4;allin;cap=2'")
     nested.set_defaults(handler=run_nested_table)
     add_depth_limited_parser(which)
-    export = sub.add_parser("export", help="write a strategy as a JSON policy keyed by seat, hole, board and betting",
-                            description=EXPORT_DESCRIPTION, epilog=EXPORT_EPILOG, formatter_class=raw)
+    export = add_command(sub, "export", "write a strategy as a JSON policy keyed by seat, hole, board and betting",
+                         EXPORT_DESCRIPTION, EXPORT_EPILOG)
     export.add_argument("strategy", type=Path, help="a strategy artifact (from 'solver solve' or 'experiment --save')")
     export.add_argument("--game", required=True, help="its game: bundled name, experiment game (small2) or .game file")
     export.add_argument("--out", type=Path, required=True, help="the JSON file to write")

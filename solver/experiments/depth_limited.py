@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -26,8 +27,8 @@ from solver.bets import parse_abstraction
 from solver.experiments import TABLE1, ExperimentGame
 from solver.experiments.blueprint import bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
-from solver.experiments.subgames import combined_strategy, subgame_roots
-from solver.ranges import TabularGame, normalized, tabular_game
+from solver.experiments.subgames import Solve, combined_strategy, resolve_round, subgame_roots
+from solver.ranges import TabularGame, tabular_game
 from solver.subgame.blueprint_values import BlueprintValues
 from solver.subgame.depth_limited import (
     BIAS_FACTOR,
@@ -71,9 +72,6 @@ class Row:
     key: str = ""  # the file name's part for --save (default: from the name, k and cut)
 
 
-Solve = Callable[[int, int, int, Gadget, np.ndarray, np.ndarray], SubgameSolution | None]
-
-
 def _assemble(
     bv: BlueprintValues, roots: Sequence[int], round_: int, gadget_name: str, solve: Solve
 ) -> tuple[np.ndarray, float, float]:
@@ -81,22 +79,11 @@ def _assemble(
     solves accumulating into one pair of arrays, as Table 1's); with the smallest margin
     (chips, against the true best response) and the excess (chips per hand; see
     :func:`solver.safe.margin_summary`) over every re-solve."""
-    tg = bv.game
+    gadget_for = partial(build_gadget, bv, name=gadget_name)
     strategy = bv.strategy.copy()
     solutions = []
     for player in (0, 1):
-        regret, avg = np.zeros(tg.layout.size), np.zeros(tg.layout.size)
-        mine = []
-        for root in roots:
-            for board in range(tg.space.n_boards[round_]):
-                solution = solve(root, board, player, build_gadget(bv, root, board, player, gadget_name), regret, avg)
-                if solution is not None:
-                    mine.append(solution)
-        solved = normalized(tg.layout, tg.tree, avg)
-        for s in mine:
-            rows = round_rows(bv, s.node, s.board, player)
-            strategy[rows] = solved[rows]
-        solutions.extend(mine)
+        solutions += resolve_round(bv, strategy, roots, round_, player, gadget_for, solve, rows=round_rows)
     if gadget_name == "unsafe":
         return strategy, math.nan, math.nan
     summaries = [margin_summary(bv, s, strategy) for s in solutions]

@@ -8,6 +8,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from protocol.arguments import add_command
+
 DESCRIPTION = """\
 Depth-limited safe subgame solving (Brown, Sandholm and Amos, NeurIPS 2018) against
 full-depth safe solving on a 3-round game with exact best response: every public state
@@ -31,8 +33,8 @@ BLUEPRINT_BUCKETS = {"round2": (None, 4, None), "table1": (None, 4, 4)}
 
 def add_parser(which: argparse._SubParsersAction) -> None:
     """Add ``depth-limited`` to ``solver experiment``'s subcommands."""
-    p = which.add_parser("depth-limited", help="depth-limited vs full-depth safe subgame solving (k continuations)",
-                         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_command(which, "depth-limited", "depth-limited vs full-depth safe subgame solving (k continuations)",
+                    DESCRIPTION, EPILOG)
     p.add_argument("--quick", action="store_true", help="the cheap setting the tests run (tiny 3-round game)")
     p.add_argument("--k", default="1,4",
                    help="comma-separated numbers of continuation strategies, 1-5 (default 1,4): the blueprint, then "
@@ -55,7 +57,7 @@ def add_parser(which: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from solver.experiments.commands import CommandError
+    from solver.experiments import CommandError
     from solver.experiments.depth_limited import CUTS, DL_GAME, DL_QUICK, format_rows, run_depth_limited
     from solver.strategies import save_strategy
     from solver.subgame.gadgets import GADGETS

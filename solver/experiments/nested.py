@@ -31,10 +31,10 @@ from solver.bets import ActionAbstraction, parse_abstraction
 from solver.experiments import experiment_game
 from solver.experiments.blueprint import bucketed_cfr
 from solver.experiments.seats import SeatAbstraction, carry_blueprint, edge_labels, translation
-from solver.ranges import TabularGame, normalized, tabular_game
+from solver.ranges import TabularGame, tabular_game
 from solver.subgame.blueprint_values import BlueprintValues
 from solver.subgame.gadgets import Gadget, make_gadget
-from solver.subgame.safe import finite_min, margins, solve_subgame, subgame_rows
+from solver.subgame.safe import adopt, finite_min, margins, solve_subgame
 from solver.tree import CHANCE, DECISION
 
 
@@ -180,10 +180,7 @@ def run_nested(spec: NestedSpec, log: Callable[[str], None] = print) -> tuple[di
                     solution = solve_subgame(bv, child, board, player, gadget, regret, avg, iterations=spec.subgame_iterations)
                     if solution is not None:
                         solutions.append(solution)
-            solved = normalized(real.layout, real.tree, avg)
-            for s in solutions:
-                rows = subgame_rows(bv, s.node, s.board, player)
-                strategy[rows] = solved[rows]
+            adopt(bv, strategy, avg, solutions)
             gains[row] += float(bv.values(0, 0, opponent, best=True, strategy=strategy).sum())
             if name != "unsafe":
                 smallest = min([smallest, *(finite_min(margins(bv, s, strategy)) for s in solutions)])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -25,10 +26,19 @@ from solver.bets import parse_abstraction
 from solver.experiments import ExperimentGame
 from solver.experiments.blueprint import best_completion, bucketed_cfr
 from solver.experiments.buckets import strength_buckets
-from solver.ranges import TabularGame, normalized, tabular_game
+from solver.ranges import TabularGame, tabular_game
 from solver.subgame.blueprint_values import BlueprintValues, subgames_below
 from solver.subgame.gadgets import GADGETS, OURS, Gadget
-from solver.subgame.safe import NEGLIGIBLE_WEIGHT, build_gadget, margin_summary, solve_subgame, subgame_rows
+from solver.subgame.safe import (
+    NEGLIGIBLE_WEIGHT,
+    Rows,
+    SubgameSolution,
+    adopt,
+    build_gadget,
+    margin_summary,
+    solve_subgame,
+    subgame_rows,
+)
 from solver.tree import CHANCE, DECISION
 
 #: The Reach-Maxmargin row with its gifts not split across the subgames below them
@@ -81,9 +91,34 @@ def subgame_roots(tg: TabularGame, round_: int) -> list[int]:
     return out
 
 
+#: Builds the gadget of one re-solve: (root, board, player) -> gadget.
+GadgetFor = Callable[[int, int, int], Gadget]
+#: Re-solves one subgame into shared arrays: (root, board, player, gadget, regret, avg) -> its solution, or None.
+Solve = Callable[[int, int, int, Gadget, np.ndarray, np.ndarray], SubgameSolution | None]
+
+
+def resolve_round(
+    bv: BlueprintValues, strategy: np.ndarray, roots: Sequence[int], round_: int, player: int,
+    gadget_for: GadgetFor, solve: Solve, *, players: Sequence[int] | None = None, rows: Rows = subgame_rows,
+) -> list[SubgameSolution]:
+    """Re-solve every public state at ``roots`` (each board of ``round_``) for ``player``,
+    the solves accumulating into one pair of arrays (their rows do not overlap), and
+    write the results into ``strategy`` (see :func:`solver.subgame.safe.adopt`)."""
+    tg = bv.game
+    regret, avg = np.zeros(tg.layout.size), np.zeros(tg.layout.size)
+    solutions = []
+    for root in roots:
+        for board in range(tg.space.n_boards[round_]):
+            solution = solve(root, board, player, gadget_for(root, board, player), regret, avg)
+            if solution is not None:
+                solutions.append(solution)
+    adopt(bv, strategy, avg, solutions, players=players, rows=rows)
+    return solutions
+
+
 def combined_strategy(
     bv: BlueprintValues, roots: Sequence[int], round_: int, method: str, iterations: int,
-    *, gift_form: str = "lower-bound", gadget_for: Callable[[int, int, int], Gadget] | None = None,
+    *, gift_form: str = "lower-bound", gadget_for: GadgetFor | None = None,
 ) -> Combined:
     """Blueprint outside, ``method``'s re-solved strategy (a gadget name or
     :data:`NO_SPLIT`) in every subgame.
@@ -92,33 +127,18 @@ def combined_strategy(
     instead of ``method`` (which then only says whether one solve serves both players,
     as for ``unsafe``): the diagnostics try other ranges and alternatives with it.
     """
-    tg = bv.game
-    n_boards = tg.space.n_boards[round_]
     gadget_name = "reach-maxmargin" if method == NO_SPLIT else method
     split = None if method == NO_SPLIT else subgames_below(bv, list(roots), round_)
+    by_method = partial(build_gadget, bv, name=gadget_name, gift_form=gift_form, split=split)
+    solve = partial(solve_subgame, bv, iterations=iterations)
     strategy = bv.strategy.copy()
     solutions = []
-    players = (0,) if method == "unsafe" else (0, 1)
-    for player in players:
-        regret, avg = np.zeros(tg.layout.size), np.zeros(tg.layout.size)
-        mine = []
-        for root in roots:
-            for board in range(n_boards):
-                if gadget_for is None:
-                    gadget = build_gadget(bv, root, board, player, gadget_name, gift_form=gift_form, split=split)
-                else:
-                    gadget = gadget_for(root, board, player)
-                solution = solve_subgame(bv, root, board, player, gadget, regret, avg, iterations=iterations)
-                if solution is not None:
-                    mine.append(solution)
-        solved = normalized(tg.layout, tg.tree, avg)
-        keep = (0, 1) if method == "unsafe" else (player,)
-        for s in mine:
-            for p in keep:
-                rows = subgame_rows(bv, s.node, s.board, p)
-                strategy[rows] = solved[rows]
-        solutions.extend(mine)
-    if method == "unsafe":
+    unsafe = method == "unsafe"  # one solve, kept for both players
+    for player in (0,) if unsafe else (0, 1):
+        solutions += resolve_round(
+            bv, strategy, roots, round_, player, gadget_for or by_method, solve, players=(0, 1) if unsafe else None
+        )
+    if unsafe:
         return Combined(strategy, math.nan, math.nan, math.nan, len(solutions))
     summaries = [margin_summary(bv, s, strategy) for s in solutions]
     smallest = min((m[0] for m in summaries), default=math.nan)

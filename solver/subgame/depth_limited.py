@@ -22,23 +22,24 @@ Leaf payoffs are exact: the rest-of-game tree is evaluated by the range kernel o
 opponent hand (a unit range), i.e. n_hands walks per (leaf, board, continuation); a solve
 iteration then costs n_hands² per leaf.  The gadget at the root is the one
 :func:`solver.safe.build_gadget` builds (alternatives from the full game's values).
+The kernel that walks such a subgame is :func:`solver.subgame.leaf_walk.dl_walk`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from protocol.rules import ActionType
 from solver.cfr.fullwidth import DCFR, CFRConfig
-from solver.ranges import BEST_RESPONSE, EVALUATE, UPDATE, WHOLE, CardArrays, TabularGame, TreeArrays, discounts, walk
+from solver.ranges import BEST_RESPONSE, EVALUATE, WHOLE, CardArrays, TabularGame, TreeArrays, walk
 from solver.subgame.blueprint_values import BlueprintValues
-from solver.subgame.gadgets import GADGETS, Gadget, gadget_reach, gadget_update
-from solver.subgame.safe import SubgameSolution, subgame_rows, subtree_nodes
+from solver.subgame.gadgets import Gadget
+from solver.subgame.leaf_walk import LeafArrays, dl_walk
+from solver.subgame.safe import SubgameSolution, solve_with_gadget, subgame_rows, subtree_nodes
 from solver.tree import CHANCE, DECISION
 
 #: The continuation strategies in the order ``k`` takes them: Pluribus's four, then
@@ -168,22 +169,6 @@ class LeafValues:
         return self._tables[key]
 
 
-class LeafArrays(NamedTuple):
-    """What the kernel reads of a depth-limited subgame's leaves (per tree node).
-
-    A leaf's tables are laid out board by board from ``first_board`` (one board unless
-    the cut is after the next card): on board ``b`` its options are tables
-    ``option_start + (b - first_board) * option_count`` onward of ``payoff``, and the
-    chooser's decision there is ``leaf_slot + (b - first_board)``.
-    """
-
-    option_start: np.ndarray  # (n,) int64, -1 where the node is not a leaf
-    option_count: np.ndarray  # (n,) int64, 0 where the node is not a leaf
-    first_board: np.ndarray  # (n,) int64
-    leaf_slot: np.ndarray  # (n,) int64, -1 where the chooser has no choice
-    payoff: np.ndarray  # (tables, n_hands, n_hands) player 0's counterfactual values
-
-
 @dataclass(eq=False)
 class DepthLimitedSubgame:
     """One depth-limited subgame, ready for the kernel.
@@ -262,237 +247,6 @@ def depth_limited_subgame(
     )
 
 
-@njit(cache=True)
-def _leaf_values(payoff: np.ndarray, option: int, trav: int, reach_o: np.ndarray) -> np.ndarray:
-    """``trav``'s values at a leaf option from the other player's reach (zero-sum tables)."""
-    n_h = reach_o.shape[0]
-    out = np.zeros(n_h)
-    if trav == 0:
-        for h in range(n_h):
-            total = 0.0
-            for g in range(n_h):
-                total += payoff[option, h, g] * reach_o[g]
-            out[h] = total
-    else:
-        for g in range(n_h):
-            r = reach_o[g]
-            if r != 0.0:
-                for h in range(n_h):
-                    out[h] -= payoff[option, g, h] * r
-    return out
-
-
-@njit(cache=True)
-def _choice(leaf_regret: np.ndarray, slot: int, n_o: int, out: np.ndarray) -> None:
-    """The chooser's continuation probabilities at leaf ``slot`` by regret matching."""
-    n_h = out.shape[0]
-    for h in range(n_h):
-        total = 0.0
-        for j in range(n_o):
-            total += max(leaf_regret[slot, h, j], 0.0)
-        for j in range(n_o):
-            out[h, j] = max(leaf_regret[slot, h, j], 0.0) / total if total > 0 else 1.0 / n_o
-
-
-@njit(cache=True)
-def dl_walk(
-    node: np.int64, board: np.int64, trav: np.int64, chooser: np.int64, reach_t: np.ndarray, reach_o: np.ndarray,
-    mode: np.int64, tree: TreeArrays, cards: CardArrays, leaves: LeafArrays, regret: np.ndarray, avg: np.ndarray,
-    leaf_regret: np.ndarray, leaf_avg: np.ndarray, strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
-) -> np.ndarray:
-    """Counterfactual values (n_hands,) of ``trav`` below ``node`` in a depth-limited subgame.
-
-    Modes as :func:`solver.ranges.walk`: UPDATE runs regret matching for both players
-    (and the ``chooser``'s continuation choice at leaves) and updates the traverser's
-    ``regret``/``avg`` (tabular layout) or ``leaf_regret``/``leaf_avg`` ((leaves,
-    n_hands, k)); EVALUATE plays ``strategy`` for both and the first continuation
-    (the blueprint's) at leaves; BEST_RESPONSE plays ``strategy`` for the other player
-    and the best action per hand for the traverser, and the best continuation if the
-    traverser is the chooser (else the first).
-    """
-    n_h = reach_t.shape[0]
-    n_o = leaves.option_count[node]
-    payoff = leaves.payoff
-    if n_o > 0:
-        local = board - leaves.first_board[node]
-        start = leaves.option_start[node] + local * n_o
-        if n_o == 1:
-            return _leaf_values(payoff, start, trav, reach_o)
-        slot = leaves.leaf_slot[node] + local
-        sigma = np.zeros((n_h, n_o))
-        if mode == UPDATE:
-            _choice(leaf_regret, slot, n_o, sigma)
-        else:
-            # Outside CFR the chooser's continuation is the first (the blueprint) unless it best-responds.
-            sigma[:, 0] = 1.0
-        values = np.zeros(n_h)
-        if trav != chooser:
-            part = np.empty(n_h)
-            for j in range(n_o):
-                for h in range(n_h):
-                    part[h] = reach_o[h] * sigma[h, j]
-                values += _leaf_values(payoff, start + j, trav, part)
-            return values
-        options = np.empty((n_o, n_h))
-        for j in range(n_o):
-            options[j] = _leaf_values(payoff, start + j, trav, reach_o)
-        if mode == BEST_RESPONSE:
-            for h in range(n_h):
-                values[h] = options[0, h]
-                for j in range(1, n_o):
-                    values[h] = max(values[h], options[j, h])
-            return values
-        for h in range(n_h):
-            for j in range(n_o):
-                values[h] += sigma[h, j] * options[j, h]
-            if mode != UPDATE:
-                continue
-            for j in range(n_o):
-                old = leaf_regret[slot, h, j]
-                leaf_regret[slot, h, j] = old * (d_pos if old > 0 else d_neg) + options[j, h] - values[h]
-                leaf_avg[slot, h, j] = leaf_avg[slot, h, j] * d_avg + reach_t[h] * sigma[h, j]
-        return values
-
-    if tree.kind[node] == CHANCE:
-        # The deal of the next card inside a subgame cut after it (see solver.ranges.walk).
-        r = tree.round[node]
-        extensions = cards.boards_before[r + 1] // cards.boards_before[tree.deal_from[node] + 1]
-        values = np.zeros(n_h)
-        child_t = np.empty(n_h)
-        child_o = np.empty(n_h)
-        p_deal = tree.deal_factor[node]
-        for j in range(extensions):
-            b = board * extensions + j
-            at = cards.compat_start[r] + b * n_h
-            for h in range(n_h):
-                child_t[h] = reach_t[h] * cards.compat[at + h]
-                child_o[h] = reach_o[h] * cards.compat[at + h] * p_deal
-            values += dl_walk(
-                tree.children[tree.child_start[node]], b, trav, chooser, child_t, child_o, mode, tree, cards, leaves,
-                regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
-            )
-        return values
-    n_a = tree.child_count[node]
-    base = tree.offset[node] + board * n_h * n_a
-    first = tree.child_start[node]
-    sigma = np.empty((n_h, n_a))
-    mine = tree.player[node] == trav
-    if mode == UPDATE:
-        for h in range(n_h):
-            row = base + h * n_a
-            total = 0.0
-            for a in range(n_a):
-                total += max(regret[row + a], 0.0)
-            for a in range(n_a):
-                sigma[h, a] = max(regret[row + a], 0.0) / total if total > 0 else 1.0 / n_a
-    elif mode == EVALUATE or not mine:
-        for h in range(n_h):
-            row = base + h * n_a
-            total = 0.0
-            for a in range(n_a):
-                total += strategy[row + a]
-            for a in range(n_a):
-                sigma[h, a] = strategy[row + a] / total if total > 0 else 1.0 / n_a
-    values = np.zeros(n_h)
-    if not mine:
-        child_o = np.empty(n_h)
-        for a in range(n_a):
-            for h in range(n_h):
-                child_o[h] = reach_o[h] * sigma[h, a]
-            values += dl_walk(
-                tree.children[first + a], board, trav, chooser, reach_t, child_o, mode, tree, cards, leaves,
-                regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
-            )
-        return values
-    child_values = np.empty((n_a, n_h))
-    child_t = np.empty(n_h)
-    for a in range(n_a):
-        for h in range(n_h):
-            child_t[h] = reach_t[h] * sigma[h, a] if mode == UPDATE else reach_t[h]
-        child_values[a] = dl_walk(
-            tree.children[first + a], board, trav, chooser, child_t, reach_o, mode, tree, cards, leaves,
-            regret, avg, leaf_regret, leaf_avg, strategy, d_pos, d_neg, d_avg,
-        )
-    if mode == BEST_RESPONSE:
-        for h in range(n_h):
-            values[h] = child_values[0, h]
-            for a in range(1, n_a):
-                values[h] = max(values[h], child_values[a, h])
-        return values
-    for a in range(n_a):
-        for h in range(n_h):
-            values[h] += sigma[h, a] * child_values[a, h]
-    if mode != UPDATE:
-        return values
-    for h in range(n_h):
-        row = base + h * n_a
-        for a in range(n_a):
-            old = regret[row + a]
-            regret[row + a] = old * (d_pos if old > 0 else d_neg) + child_values[a, h] - values[h]
-            avg[row + a] = avg[row + a] * d_avg + reach_t[h] * sigma[h, a]
-    return values
-
-
-@njit(cache=True)
-def _dl_solve(
-    node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, cards: CardArrays, leaves: LeafArrays,
-    regret: np.ndarray, avg: np.ndarray,
-    leaf_regret: np.ndarray, leaf_avg: np.ndarray, our_reach: np.ndarray, deal: float, kind: int,
-    alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, gadget_regret: np.ndarray,
-    iterations: int, alpha: float, beta: float, gamma: float, unsafe_weight: float,
-) -> None:
-    """``iterations`` of alternating DCFR with the gadget at the root, as
-    :func:`solver.safe._solve` runs them, on the depth-limited subgame."""
-    n_h = our_reach.shape[0]
-    opponent = np.int64(1) - player
-    update = np.int64(UPDATE)
-    unused = np.zeros(0)
-    opp_reach = np.empty(n_h)
-    for t in range(1, iterations + 1):
-        d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
-        gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach, unsafe_weight)
-        dl_walk(
-            node, board, player, opponent, our_reach, opp_reach * deal, update, tree, cards, leaves,
-            regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
-        )
-        values = dl_walk(
-            node, board, opponent, opponent, opp_reach.copy(), our_reach * deal, update, tree, cards, leaves,
-            regret, avg, leaf_regret, leaf_avg, unused, d_pos, d_neg, d_avg,
-        )
-        gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
-
-
-@njit(cache=True)
-def _solve_keeping(
-    node: np.int64, board: np.int64, player: np.int64, tree: TreeArrays, cards: CardArrays, regret: np.ndarray,
-    avg: np.ndarray, kept: np.ndarray, kept_values: np.ndarray, our_reach: np.ndarray, deal: float, kind: int,
-    alternatives: np.ndarray, weight: np.ndarray, blueprint_reach: np.ndarray, gadget_regret: np.ndarray,
-    iterations: int, alpha: float, beta: float, gamma: float, unsafe_weight: float,
-) -> None:
-    """:func:`solver.safe._solve` with the entries ``kept`` of ``regret`` reset to
-    ``kept_values`` (probabilities) after every update, so regret matching plays exactly them."""
-    n_h = our_reach.shape[0]
-    opponent = np.int64(1) - player
-    update = np.int64(UPDATE)
-    unused = np.zeros(0)
-    whole, no_reach, no_value = np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h))
-    opp_reach = np.empty(n_h)
-    regret[kept] = kept_values
-    for t in range(1, iterations + 1):
-        d_pos, d_neg, d_avg = discounts(t, alpha, beta, gamma)
-        gadget_reach(kind, gadget_regret, weight, blueprint_reach, opp_reach, unsafe_weight)
-        walk(
-            node, board, player, our_reach, opp_reach * deal, update,
-            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
-        )
-        regret[kept] = kept_values
-        values = walk(
-            node, board, opponent, opp_reach.copy(), our_reach * deal, update,
-            tree, cards, regret, avg, unused, d_pos, d_neg, d_avg, whole, no_reach, no_value,
-        )
-        gadget_update(kind, gadget_regret, alternatives, weight, opp_reach, values, d_pos, d_neg)
-
-
 def solve_keeping_blueprint(
     bv: BlueprintValues, node: int, board: int, player: int, gadget: Gadget, regret: np.ndarray, avg: np.ndarray,
     *, iterations: int = 200, config: CFRConfig = DCFR,
@@ -502,18 +256,8 @@ def solve_keeping_blueprint(
     there (any continuation, learned by CFR as the rest of the subgame is).  Accumulates
     into ``regret`` and ``avg`` as :func:`solver.safe.solve_subgame`; only the round's
     rows of the result are the re-solve's (take them with :func:`round_rows`)."""
-    our_reach = bv.reach(node, board, player)
-    if not our_reach.any() or not (gadget.weight > 0).any():
-        return None
-    if gadget.kind == GADGETS["unsafe"][0] and not (gadget.blueprint_reach * (gadget.weight > 0)).any():
-        return None
     later = np.setdiff1d(subgame_rows(bv, node, board, player), round_rows(bv, node, board, player))
-    _solve_keeping(
-        np.int64(node), np.int64(board), np.int64(player), *bv.arrays, regret, avg, later, bv.strategy[later].copy(),
-        our_reach, bv.deal_probability(node), gadget.kind, gadget.alternatives, gadget.weight, gadget.blueprint_reach,
-        gadget.new_regrets(), iterations, *(float(x) for x in config), gadget.unsafe_weight,
-    )
-    return SubgameSolution(node, board, player, gadget)
+    return solve_with_gadget(bv, node, board, player, gadget, regret, avg, iterations=iterations, config=config, kept=later)
 
 
 def solve_depth_limited(
@@ -523,22 +267,11 @@ def solve_depth_limited(
     """Re-solve the depth-limited subgame ``sub`` with ``gadget`` at its root, accumulating
     into the full-layout ``regret`` and ``avg`` (only the round's rows of the subgame
     change).  None when the subgame is unreachable (as :func:`solver.safe.solve_subgame`)."""
-    bv = leaves.bv
-    our_reach = bv.reach(sub.node, sub.board, sub.player)
-    if not our_reach.any() or not (gadget.weight > 0).any():
-        return None
-    if gadget.kind == GADGETS["unsafe"][0] and not (gadget.blueprint_reach * (gadget.weight > 0)).any():
-        return None
-    n_h = bv.game.space.n_hands
-    leaf_regret = np.zeros((sub.n_choices, n_h, sub.k))
-    leaf_avg = np.zeros_like(leaf_regret)
-    _dl_solve(
-        np.int64(sub.node), np.int64(sub.board), np.int64(sub.player), *bv.arrays, sub.arrays,
-        regret, avg, leaf_regret, leaf_avg, our_reach,
-        bv.deal_probability(sub.node), gadget.kind, gadget.alternatives, gadget.weight, gadget.blueprint_reach,
-        gadget.new_regrets(), iterations, *(float(x) for x in config), gadget.unsafe_weight,
+    leaf_regret = np.zeros((sub.n_choices, leaves.bv.game.space.n_hands, sub.k))
+    return solve_with_gadget(
+        leaves.bv, sub.node, sub.board, sub.player, gadget, regret, avg, iterations=iterations, config=config,
+        leaves=sub.arrays, leaf_regret=leaf_regret,
     )
-    return SubgameSolution(sub.node, sub.board, sub.player, gadget)
 
 
 def modelled_best_response(leaves: LeafValues, sub: DepthLimitedSubgame, strategy: np.ndarray) -> np.ndarray:

@@ -53,10 +53,15 @@ class StandInBlueprint:
         return weights / weights.sum(axis=1, keepdims=True)
 
 
+def blueprint_agent(bp: StandInBlueprint, action_floor: float = 0.0) -> tuple[AgentStrategist, Agent]:
+    """An agent playing ``bp`` without solving (seed 1), and its strategist."""
+    strategist = AgentStrategist(bp, solving=None, seed=1, action_floor=action_floor)
+    return strategist, Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
+
+
 def test_blueprint_lookup_follows_the_translated_path():
     bp = StandInBlueprint()
-    strategist = AgentStrategist(bp, solving=None, seed=1)
-    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
+    _, agent = blueprint_agent(bp)
     match = parse_matchstate("MATCHSTATE:0:0:r250:AsKd|", GAME)  # an off-tree open to 250
     decision = agent.decide(match)
     assert decision.source == "blueprint"
@@ -70,8 +75,7 @@ def test_blueprint_lookup_follows_the_translated_path():
 
 def test_opponent_range_is_the_blueprint_along_the_path():
     bp = StandInBlueprint()
-    strategist = AgentStrategist(bp, solving=None, seed=1)
-    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
+    strategist, agent = blueprint_agent(bp)
     match = parse_matchstate("MATCHSTATE:0:0:r300c/cr600:AsKd|/2c7hKs", GAME)
     hand = agent.observe(match)
     reach = strategist.view(hand, match.state, 0).opponent_reach
@@ -132,8 +136,7 @@ def test_a_raise_war_on_every_round_stays_on_the_blueprint():
 
 def test_folds_shrink_when_the_real_call_is_cheaper_than_the_trees():
     bp = StandInBlueprint()
-    strategist = AgentStrategist(bp, solving=None, seed=1)
-    agent = Agent(GAME, strategist, TimeManager(TimeLimits()), seed=1)
+    strategist, agent = blueprint_agent(bp)
     # Flop: we (position 0) check and the opponent bets 100 into 600; the Libratus rule
     # reads it as the tree's pot bet (a call of 600 into 1,200 costs 1/3 of the pot after
     # calling) while the real call costs 100 of 800.
@@ -165,9 +168,8 @@ def test_thresholding_drops_rare_blueprint_actions_and_renormalises():
 def test_the_strategist_plays_thresholded_blueprint_rows():
     bp = StandInBlueprint()
     match = parse_matchstate("MATCHSTATE:0:0::AsKd|", GAME)
-    floor = AgentStrategist(bp, solving=None, seed=1, action_floor=0.2)
-    plain = Agent(GAME, AgentStrategist(bp, solving=None, seed=1), TimeManager(TimeLimits()), seed=1).decide(match)
-    floored = Agent(GAME, floor, TimeManager(TimeLimits()), seed=1).decide(match)
+    plain = blueprint_agent(bp)[1].decide(match)
+    floored = blueprint_agent(bp, action_floor=0.2)[1].decide(match)
     rows, kept = plain.range.strategy(), floored.range.strategy()
     assert (rows[rows.sum(axis=1) > 0] < 0.2).any()  # the stand-in has rare actions to drop
     live = kept.sum(axis=1) > 0

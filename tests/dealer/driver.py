@@ -9,6 +9,10 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from protocol.gamedef import GameDef
 
 STAMP = re.compile(r" at \d+\.\d{6}")
 
@@ -83,6 +87,20 @@ def replay_transcript(seats: list[ScriptedSeat], lines: list[str]) -> list[str]:
         else:
             received.append(seats[seat].recv())
     return received
+
+
+def check_down(a: ScriptedSeat, b: ScriptedSeat, game: GameDef) -> None:
+    """Both scripted seats check/call until the hand they are in ends."""
+    from protocol.wire import parse_matchstate
+
+    while True:
+        lines = [a.recv(), b.recv()]
+        states = [parse_matchstate(line, game) for line in lines]
+        if states[0].state.finished:
+            return
+        for seat, line, match in zip((a, b), lines, states):
+            if match.is_my_turn:
+                seat.send(line + ":c")
 
 
 def call_station(port: int, game_name: str, hands_before_quit: int | None = None) -> threading.Thread:

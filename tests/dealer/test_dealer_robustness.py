@@ -10,8 +10,8 @@ import time
 import pytest
 
 from protocol.gamedef import load_game
-from protocol.wire import parse_matchstate, parse_state_line
-from tests.dealer.driver import ScriptedSeat, call_station, start_dealer
+from protocol.wire import parse_state_line
+from tests.dealer.driver import ScriptedSeat, call_station, check_down, start_dealer
 
 NL = "holdem.nolimit.2p"
 
@@ -25,16 +25,7 @@ def test_garbage_and_a_megabyte_line_are_warnings_not_crashes(tmp_path):
     b.send(b"\x00\xff\xfe garbage \x80")
     b.send(b"x" * 1_000_000)
     b.send(first_b + ":c")
-    # The hand goes on: check it down.
-    game = load_game(NL)
-    while True:
-        lines = [a.recv(), b.recv()]
-        states = [parse_matchstate(line, game) for line in lines]
-        if states[0].state.finished:
-            break
-        for seat, line, match in zip((a, b), lines, states):
-            if match.is_my_turn:
-                seat.send(line + ":c")
+    check_down(a, b, load_game(NL))  # the hand goes on
     code, out, err = dealer.finish()
     assert code == 0, err
     assert err.count("WARNING: bad state format in response") == 2
@@ -112,14 +103,7 @@ def test_huge_numbers_in_replies_are_warnings_not_crashes(tmp_path):
     b.send(f"MATCHSTATE:1:0:r{HUGE}:{cards}:c")  # inside the echoed betting
     b.send(f"{first_b}:r{HUGE}")  # the raise size itself: changed to call
     game = load_game(NL)
-    while True:
-        lines = [a.recv(), b.recv()]
-        states = [parse_matchstate(line, game) for line in lines]
-        if states[0].state.finished:
-            break
-        for seat, line, match in zip((a, b), lines, states):
-            if match.is_my_turn:
-                seat.send(line + ":c")
+    check_down(a, b, game)
     code, out, err = dealer.finish()
     assert code == 0, err
     assert "Traceback" not in err

@@ -10,24 +10,11 @@ import time
 
 from dealer.server import leading_int, printable
 from protocol.gamedef import load_game
-from protocol.wire import parse_matchstate, parse_state_line
-from tests.dealer.driver import ScriptedSeat, call_station, start_dealer
+from protocol.wire import parse_state_line
+from tests.dealer.driver import ScriptedSeat, call_station, check_down, start_dealer
 
 NL = "holdem.nolimit.2p"
 GAME = load_game(NL)
-
-
-def _check_down(a: ScriptedSeat, b: ScriptedSeat, first: tuple[str, str] | None = None) -> None:
-    """Both seats check/call until the hand ends (``first``: lines already received)."""
-    lines = list(first) if first else [a.recv(), b.recv()]
-    while True:
-        states = [parse_matchstate(line, GAME) for line in lines]
-        if states[0].state.finished:
-            return
-        for seat, line, match in zip((a, b), lines, states):
-            if match.is_my_turn:
-                seat.send(line + ":c")
-        lines = [a.recv(), b.recv()]
 
 
 def test_printable_escapes_control_characters_and_keeps_the_rest():
@@ -52,7 +39,7 @@ def test_control_bytes_are_escaped_and_replies_with_other_digits_are_calls(tmp_p
     line_a, _ = a.recv(), b.recv()
     assert line_a.split(":")[3] == "c"  # the betting so far: seat 2 called
     a.send(f"{line_a}:r\u2003300")  # an em space before the size: a check, not a raise
-    _check_down(a, b)
+    check_down(a, b, GAME)
     code, out, err = dealer.finish()
     assert code == 0, err
     assert "\x1b" not in err and "\x07" not in err

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from protocol.cards import deck
-from protocol.gamedef import bundled_game_names, load_game
-from protocol.rules import Action, ActionType, initial_state, with_cards
 from protocol.wire import (
     HandViews,
     format_matchstate,
@@ -17,34 +11,10 @@ from protocol.wire import (
     parse_matchstate,
     view_for,
 )
-
-GAMES = {name: load_game(name) for name in bundled_game_names()}
-
-
-def random_hand(game, rng: random.Random):
-    """Deal and play one hand with uniformly chosen legal actions and raise sizes."""
-    cards = deck(game)
-    rng.shuffle(cards)
-    k = game.num_hole_cards
-    holes = tuple(tuple(cards[p * k : (p + 1) * k]) for p in range(game.num_players))
-    board = tuple(cards[game.num_players * k : game.num_players * k + game.total_board_cards])
-    state = with_cards(initial_state(game, rng.randrange(10**6)), holes, board)
-    path = [state]
-    while not state.finished:
-        kind = rng.choice(state.legal_action_types())
-        if kind == ActionType.RAISE and game.is_nolimit:
-            low, high = state.raise_bounds()
-            size = rng.choice([low, high, rng.randint(low, high)])
-            action = Action(kind, size)
-        else:
-            action = Action(kind)
-        state = state.apply(action)
-        path.append(state)
-    return path
+from tests.protocol.hands import GAMES, any_game_and_seed, random_hand
 
 
-@settings(max_examples=300, deadline=None)
-@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+@any_game_and_seed(300)
 def test_chips_are_conserved_and_states_stay_valid(name, seed):
     game = GAMES[name]
     path = random_hand(game, random.Random(seed))
@@ -63,8 +33,7 @@ def test_chips_are_conserved_and_states_stay_valid(name, seed):
         assert -final.spent[p] - 1e-9 <= v <= sum(final.spent) - final.spent[p] + 1e-9
 
 
-@settings(max_examples=300, deadline=None)
-@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+@any_game_and_seed(300)
 def test_views_round_trip_and_hide_other_cards(name, seed):
     game = GAMES[name]
     for state in random_hand(game, random.Random(seed)):
@@ -84,8 +53,7 @@ def test_views_round_trip_and_hide_other_cards(name, seed):
                     assert state.is_showdown and not state.folded[other]
 
 
-@settings(max_examples=300, deadline=None)
-@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+@any_game_and_seed(300)
 def test_fast_view_formatters_equal_the_view(name, seed):
     """format_view, and HandViews (the dealer's: card text built once per hand), print the view."""
     path = random_hand(GAMES[name], random.Random(seed))

@@ -5,12 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from protocol.errors import WireFormatError
 from protocol.wire import MatchStateReader, format_view, parse_matchstate
-from tests.protocol.test_properties import GAMES, random_hand
+from tests.protocol.hands import GAMES, any_game_and_seed, random_hand
 
 
 def _noisy_stream(game, rng: random.Random) -> list[str]:
@@ -26,8 +24,7 @@ def _noisy_stream(game, rng: random.Random) -> list[str]:
     return stream
 
 
-@settings(max_examples=200, deadline=None)
-@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+@any_game_and_seed(200)
 def test_reader_matches_a_full_parse_on_noisy_streams(name, seed):
     game = GAMES[name]
     reader = MatchStateReader(game)
@@ -41,8 +38,7 @@ def test_reader_matches_a_full_parse_on_noisy_streams(name, seed):
         assert reader.parse(line) == expected
 
 
-@settings(max_examples=100, deadline=None)
-@given(name=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
+@any_game_and_seed(100)
 def test_reader_matches_a_full_parse_on_a_dealers_stream(name, seed):
     game = GAMES[name]
     reader = MatchStateReader(game)

@@ -1,8 +1,13 @@
-"""Small custom games for solver tests (bundled games come from ``protocol``)."""
+"""Games for solver tests: bundled ones laid out for the tabular solvers, and small custom ones."""
 
 from __future__ import annotations
 
-from protocol.gamedef import parse_gamedef
+from protocol.gamedef import load_game, parse_gamedef
+from solver.ranges import tabular_game
+
+KUHN = tabular_game(load_game("kuhn.limit.2p"))
+KUHN3 = tabular_game(load_game("kuhn.limit.3p"))
+LEDUC = tabular_game(load_game("leduc.limit.2p"))
 
 #: Two hole cards from an 8-card deck, one board card: exercises two-card card removal.
 TINY_HOLDEM = parse_gamedef(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from protocol.gamedef import load_game
 from protocol.rules import ActionType
 from solver.bestresponse import (
     check_strategy,
@@ -17,11 +16,7 @@ from solver.bestresponse import (
 from solver.cfr.fullwidth import DCFR, CFRSolver
 from solver.ranges import tabular_game
 from solver.tree import DECISION, layout
-from tests.solver.games import TINY_HOLDEM
-
-KUHN = tabular_game(load_game("kuhn.limit.2p"))
-LEDUC = tabular_game(load_game("leduc.limit.2p"))
-KUHN3 = tabular_game(load_game("kuhn.limit.3p"))
+from tests.solver.games import KUHN, KUHN3, LEDUC, TINY_HOLDEM
 
 
 @pytest.mark.parametrize("game, nash_conv", [(KUHN, 11 / 12), (LEDUC, 4.7472222222222)], ids=["kuhn", "leduc"])

@@ -7,15 +7,11 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from protocol.gamedef import load_game
 from solver.bestresponse import exploitability
 from solver.cfr.fullwidth import CFR_PLUS, PRESETS, CFRSolver
-from solver.ranges import tabular_game
 from solver.tree import DECISION
+from tests.solver.games import KUHN, LEDUC
 from tests.solver.reference_cfr import ReferenceCFR
-
-KUHN = tabular_game(load_game("kuhn.limit.2p"))
-LEDUC = tabular_game(load_game("leduc.limit.2p"))
 
 
 def test_kuhn_cfr_plus_reaches_the_game_value_and_low_exploitability():

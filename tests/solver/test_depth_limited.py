@@ -25,13 +25,13 @@ from solver.subgame.depth_limited import (
     biased_strategy,
     continuation_names,
     depth_limited_subgame,
-    dl_walk,
     modelled_best_response,
     round_rows,
     solve_depth_limited,
     solve_keeping_blueprint,
 )
 from solver.subgame.gadgets import gadget_reach, gadget_update
+from solver.subgame.leaf_walk import dl_walk
 from solver.subgame.safe import build_gadget, solve_subgame, subgame_rows
 from solver.tree import CHANCE, DECISION, FOLD_END, SHOWDOWN
 

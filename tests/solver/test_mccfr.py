@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from protocol.cards import deck
-from protocol.gamedef import load_game
 from protocol.rules import CALL, LIMIT_RAISE
 from solver.bestresponse import expand_buckets, exploitability
 from solver.cfr.mccfr import (
@@ -25,10 +24,7 @@ from solver.cfr.mccfr import (
 from solver.deals import deal_indices, sample_deals
 from solver.ranges import tabular_game
 from solver.tree import DECISION, FOLD_END
-from tests.solver.games import TINY_HOLDEM
-
-LEDUC = tabular_game(load_game("leduc.limit.2p"))
-KUHN3 = tabular_game(load_game("kuhn.limit.3p"))
+from tests.solver.games import KUHN3, LEDUC, TINY_HOLDEM
 
 
 def _solver(game, config=PLAIN, seed=11, abstraction=None):

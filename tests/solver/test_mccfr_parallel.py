@@ -6,13 +6,10 @@ import numpy as np
 import pytest
 
 from protocol.cards import deck
-from protocol.gamedef import load_game
 from solver.bestresponse import exploitability
 from solver.cfr.mccfr import identity_abstraction, pluribus_schedule
 from solver.cfr.mccfr_parallel import ParallelMCCFRSolver
-from solver.ranges import tabular_game
-
-LEDUC = tabular_game(load_game("leduc.limit.2p"))
+from tests.solver.games import KUHN3, LEDUC
 
 
 def _solver(threads, seed=3, block=256, config=None):
@@ -55,6 +52,5 @@ def test_stop_is_checked_between_blocks():
 
 
 def test_needs_two_players():
-    kuhn3 = tabular_game(load_game("kuhn.limit.3p"))
     with pytest.raises(ValueError, match="two-player game"):
-        ParallelMCCFRSolver(kuhn3.tree, deck(kuhn3.game), identity_abstraction(kuhn3.space))
+        ParallelMCCFRSolver(KUHN3.tree, deck(KUHN3.game), identity_abstraction(KUHN3.space))
