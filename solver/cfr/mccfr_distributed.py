@@ -35,6 +35,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from solver.cfr.block_kernels import add_at, changed_entries, floor_at, nonzero_entries
 from solver.cfr.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, apply_discounts
 from solver.tree import BettingTree
 
@@ -140,6 +141,9 @@ class BlockWorker:
         seed: int = 0,
     ) -> None:
         self.solver = MCCFRSolver(tree, deck, abstraction, config._replace(discount_every=0, discount_until=0), seed)
+        # Average sums are kept on the first average_rounds rounds only: look for changes there.
+        ranges = self.solver.layout.block[:, : config.average_rounds].reshape(-1, 2)
+        self._averaged = np.ascontiguousarray(ranges[np.argsort(ranges[:, 0], kind="stable")], np.int64)
         self._avg_used: np.ndarray | None = np.empty(0, np.int64)  # the avg entries a block left nonzero
         self._where = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -159,9 +163,8 @@ class BlockWorker:
         s.run(job.count, batch=job.count)
         traversed = time.perf_counter()
         index_type = np.int32 if s.regret.size < 2**31 else np.int64
-        regret_index = np.flatnonzero(s.regret != snapshot)
-        regret_delta = s.regret[regret_index] - snapshot[regret_index]
-        avg_index = np.flatnonzero(s.avg)
+        regret_index, regret_delta = changed_entries(s.regret, snapshot)
+        avg_index = nonzero_entries(s.avg, self._averaged)
         self._avg_used = avg_index
         done = time.perf_counter()
         return BlockResult(
@@ -226,10 +229,10 @@ class DistributedMCCFRSolver(MCCFRSolver):
         """Add a round's changes in worker order, floor the regrets they touched (the
         workers floor their own, a sum may still go below) and discount."""
         for r in sorted(results, key=lambda r: r.job.worker):
-            self.regret[r.regret_index] += r.regret_delta
-            self.avg[r.avg_index] += r.avg_delta
+            add_at(self.regret, r.regret_index, r.regret_delta)
+            add_at(self.avg, r.avg_index, r.avg_delta)
         for r in results:
-            self.regret[r.regret_index] = np.maximum(self.regret[r.regret_index], self.floor)
+            floor_at(self.regret, r.regret_index, self.floor)
         first = min(r.job.first for r in results)
         last = max(r.job.last for r in results)
         apply_discounts(self.regret, self.avg, self.config, first, last)
