@@ -43,8 +43,8 @@ BLUEPRINT_EPILOG = """examples:
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
   precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --out bp/w2   # 2 local worker processes
-  ray start --head --port=6379 --num-cpus=2                                        # a Ray cluster (here: one node)
-  precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --ray 127.0.0.1:6379 --out bp/r2  # same arrays as bp/w2
+  precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --ray auto --out bp/r2
+      # the same arrays as bp/w2 as Ray tasks, after `ray start --head --num-cpus 2` (or --ray HOST:6379)
 
 Writes OUT/cards (bucket maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
 the same command resumes exactly; a larger --iterations with the same

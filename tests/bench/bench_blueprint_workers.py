@@ -1,5 +1,5 @@
 """Distributed blueprint training: iterations/s on 1 and 2 local workers and on Ray with 2 CPUs,
-what a block costs in bytes and communication, and a projection to 64 workers.
+what a block costs in bytes and communication, and projections to 16, 64 and 256 workers.
 
     .venv/bin/python tests/bench/bench_blueprint_workers.py [--iterations 65536] [--block 1024] [--quick]
 
@@ -13,7 +13,7 @@ local on an idle 2-core machine; Ray within 15% of 2 local), whether Ray's array
 the local pool's (they must), per block: the bytes of the snapshot sent to a worker and
 of the changes sent back, the worker's traversal time, its own copying, the driver's
 merge and the rest of the round's wall time (dispatch and transfer), the workers' peak
-memory, and a projection to 64 workers (see :func:`projection`).
+memory, and projections to 16, 64 and 256 workers (see :func:`projection`).
 
 The machine may be shared: the load average is printed before and after; on a loaded
 machine the rates and the ratios say what this run saw, not what idle cores give.
@@ -164,10 +164,11 @@ def main() -> None:
         same = all(np.array_equal(a, b) for a, b in zip(two.arrays, on_ray.arrays))
         print(f"arrays identical to 2 local workers: {same}")
         basis = on_ray
-    efficiency, rate = projection(basis, 64, args.gbit, args.cores_per_node)
-    print(f"projected efficiency at 64 workers: {efficiency:.0%} ({rate:,.0f} iterations/s), from the "
-          f"{basis.label} figures above, {args.gbit:g} Gbit/s, {args.cores_per_node} cores per node "
-          f"(the same model at 2 workers: {projection(basis, 2, args.gbit, args.cores_per_node)[0]:.0%})")
+    for workers in (16, 64, 256):
+        efficiency, rate = projection(basis, workers, args.gbit, args.cores_per_node)
+        print(f"projected efficiency at {workers} workers: {efficiency:.0%} ({rate:,.0f} iterations/s)")
+    print(f"  (from the {basis.label} figures above, {args.gbit:g} Gbit/s, {args.cores_per_node} cores per node; "
+          f"the same model at 2 workers: {projection(basis, 2, args.gbit, args.cores_per_node)[0]:.0%})")
     print(f"load average after: {os.getloadavg()}")
 
 
