@@ -76,7 +76,8 @@ def serve_blocks(conn: Connection, key: str, factory: Callable[[], BlockWorker])
                 return
     finally:
         if shm is not None:
-            shm.close()
+            with contextlib.suppress(BufferError):
+                shm.close()
 
 
 class StoredFactory:

@@ -26,9 +26,7 @@ Where the blocks run is a :class:`BlockPool` (:mod:`solver.cfr.block_pools`).
 
 from __future__ import annotations
 
-import os
 import resource
-import socket
 import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
@@ -70,8 +68,7 @@ class BlockResult(NamedTuple):
     avg_delta: np.ndarray
     seconds: float  # the traversals
     overhead: float  # copying the snapshot in and the changes out, on the worker
-    where: str  # host:pid
-    peak_rss_mb: float
+    peak_rss_mb: float  # the worker process's
 
     @property
     def nbytes(self) -> int:
@@ -145,7 +142,6 @@ class BlockWorker:
         ranges = self.solver.layout.block[:, : config.average_rounds].reshape(-1, 2)
         self._averaged = np.ascontiguousarray(ranges[np.argsort(ranges[:, 0], kind="stable")], np.int64)
         self._avg_used: np.ndarray | None = np.empty(0, np.int64)  # the avg entries a block left nonzero
-        self._where = f"{socket.gethostname()}:{os.getpid()}"
 
     def run(self, snapshot: np.ndarray, job: BlockJob) -> BlockResult:
         """Run ``job``'s iterations from ``snapshot`` (read only); returns the changes."""
@@ -167,10 +163,10 @@ class BlockWorker:
         avg_index = nonzero_entries(s.avg, self._averaged)
         self._avg_used = avg_index
         done = time.perf_counter()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         return BlockResult(
             job, regret_index.astype(index_type), regret_delta, avg_index.astype(index_type), s.avg[avg_index],
-            traversed - prepared, (prepared - started) + (done - traversed), self._where,
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            traversed - prepared, (prepared - started) + (done - traversed), peak,
         )  # fmt: skip
 
 
