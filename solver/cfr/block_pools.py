@@ -32,6 +32,7 @@ from uuid import uuid4
 import numpy as np
 import structlog
 
+from protocol.cluster import cluster_cpus
 from solver.cfr.mccfr_distributed import BlockJob, BlockResult, BlockWorker, WorkerError
 
 log = structlog.get_logger("solver.block_pools")
@@ -225,8 +226,7 @@ class RayBlockPool:
         self._remote = ray.remote(num_cpus=1, max_retries=retries)(run_block)
 
     def describe(self) -> str:
-        cpus = int(self.ray.cluster_resources().get("CPU", 0))
-        return f"{self.workers} Ray tasks per round on a cluster of {cpus} CPUs"
+        return f"{self.workers} Ray tasks per round on a cluster of {cluster_cpus(self.ray)} CPUs"
 
     def run(self, snapshot: np.ndarray, jobs: Sequence[BlockJob]) -> list[BlockResult]:
         """Run one round's ``jobs`` as tasks; results in job order.
