@@ -19,7 +19,6 @@ import ctypes
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from typing import Any
 from dealer.lifetime import FolderLock
 from dealer.matchtask import MatchTask
 from dealer.run import RunFailed, Seat, count_logged_hands, is_finished, play_match, rewind_match, tail_lines
+from protocol.cluster import ClusterError, cluster_cpus, connect_ray
 from protocol.gamedef import bundled_game_names
 from protocol.progress import Progress
 
@@ -212,30 +212,17 @@ class RayBackend:
 
     def __init__(self, address: str) -> None:
         try:
-            import ray
-        except ImportError:
-            raise BackendError("--ray needs Ray on this machine and every worker: pip install 'acpc-agent[cluster]'") from None
-        self.ray = ray
-        host, _, port = address.rpartition(":")
-        if host and port.isdigit():
-            # ray.init retries an absent cluster for minutes: ask the port first.
-            try:
-                socket.create_connection((host, int(port)), timeout=10).close()
-            except OSError as exc:
-                raise BackendError(f"cannot connect to the Ray cluster at {address} ({exc.strerror or exc})") from None
-        try:
-            ray.init(address=address, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise BackendError(f"cannot connect to the Ray cluster at {address} ({str(exc).splitlines()[0]})") from None
+            self.ray = connect_ray(address)
+        except ClusterError as exc:
+            raise BackendError(str(exc)) from None
         self.address = address
-        self.remote = ray.remote(num_cpus=1, max_retries=0)(play_in_temp_folder)
+        self.remote = self.ray.remote(num_cpus=1, max_retries=0)(play_in_temp_folder)
         self.running: dict[Any, tuple[MatchTask, Path]] = {}
         self.local_workers = max(1, (os.cpu_count() or 2) - 1)
         self.free = 1 << 30  # Ray queues tasks by their CPU request
 
     def describe(self) -> str:
-        cpus = int(self.ray.cluster_resources().get("CPU", 0))
-        return f"Ray cluster {self.address} ({cpus} CPUs)"
+        return f"Ray cluster {self.address} ({cluster_cpus(self.ray)} CPUs)"
 
     def submit(self, task: MatchTask, out: Path) -> None:
         folder = stage(task, out)

@@ -19,6 +19,14 @@ Into one output folder OUT:
 3. ``OUT/blueprint.art`` (and ``blueprint.art.xz`` if asked): the blueprint
    artifact :class:`precompute.blueprint.Blueprint` loads.
 
+With ``workers`` (local processes) or ``ray`` (tasks on a Ray cluster) step 2 runs
+instead on :class:`solver.cfr.mccfr_distributed.DistributedMCCFRSolver`: rounds of one
+block per worker against a snapshot of the regrets, merged by this process, which keeps
+the schedule and the checkpoints (reproducible for a given seed, worker count and
+block; see that module).  Each worker builds its solver once from a
+:class:`WorkerSpec` (the card maps and the betting tree's arrays, shipped with it), so
+a Ray worker needs the package installed and nothing else.
+
 The progress bar shows iterations/s and an exploitability proxy, the *mean positive
 regret*: the sum of positive cumulative regrets over every (infoset, action) entry
 with a nonzero regret, divided by the number of such entries and by the iterations
@@ -33,8 +41,11 @@ from __future__ import annotations
 import re
 import resource
 import signal
+import statistics
 import time
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +55,16 @@ import structlog
 from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
 from precompute.bucketing import PRESETS, build_abstraction
 from precompute.cardbuckets import BlueprintCards
-from precompute.treecache import cached_tree
+from precompute.treecache import cached_tree, tree_arrays, tree_from_arrays
 from protocol.cards import deck
+from protocol.cluster import cluster_cpus, connect_ray
 from protocol.gamedef import GameDef
 from protocol.progress import Progress
 from solver.artifacts import load_artifact, read_header, save_artifact
 from solver.bets import parse_abstraction
-from solver.cfr.mccfr import CHECKPOINT_KIND, MCCFRConfig, pluribus_schedule
+from solver.cfr.block_pools import LocalBlockPool, RayBlockPool
+from solver.cfr.mccfr import CHECKPOINT_KIND, MCCFRConfig, MCCFRSolver, pluribus_schedule
+from solver.cfr.mccfr_distributed import BlockPool, BlockWorker, DistributedMCCFRSolver, RoundStats
 from solver.cfr.mccfr_parallel import ParallelMCCFRSolver
 
 #: Dense preflop and flop, one size on turn and river (the agent re-solves those).
@@ -63,8 +77,10 @@ log = structlog.get_logger("precompute.blueprint")
 class TrainConfig:
     """What to train.  ``schedule_iterations`` (default ``iterations``) fixes the Pluribus
     schedule in absolute iterations, so a run continues to more ``iterations`` with the
-    same schedule; ``stop_at`` ends the run early (a multiple of ``block``);
-    ``threads`` never changes the result."""
+    same schedule; ``stop_at`` ends the run early (a multiple of ``block``, or of a
+    round of ``workers`` blocks); ``threads`` never changes the result.  ``workers``
+    local processes, or ``ray`` (a cluster address; ``workers`` defaults to its CPUs),
+    train in rounds of blocks instead of threads."""
 
     iterations: int
     actions: str = DEFAULT_ACTIONS
@@ -76,11 +92,23 @@ class TrainConfig:
     checkpoint_minutes: float = 5.0
     stop_at: int | None = None
     schedule_iterations: int | None = None
+    workers: int | None = None
+    ray: str | None = None
 
     @property
     def schedule_length(self) -> int:
         """The iterations the Pluribus schedule is scaled to."""
         return self.schedule_iterations or self.iterations
+
+    @property
+    def distributed(self) -> bool:
+        """Rounds of blocks on worker processes or Ray, not threads."""
+        return self.workers is not None or self.ray is not None
+
+    @property
+    def round_size(self) -> int:
+        """Iterations per round (per block without workers)."""
+        return self.block * (self.workers or 1)
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or self.block < 1 or self.threads < 1:
@@ -93,11 +121,14 @@ class TrainConfig:
             raise ValueError(f"--schedule-iterations must be positive, got {self.schedule_iterations}")
         if not 1 <= self.average_rounds <= 4:
             raise ValueError(f"--average-rounds must be between 1 and 4, got {self.average_rounds}")
-        if self.stop_at is not None and (self.stop_at < 1 or self.stop_at % self.block):
-            raise ValueError(f"--stop-at must be a positive multiple of the block ({self.block}), got {self.stop_at}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {self.workers}")
+        if self.stop_at is not None and (self.stop_at < 1 or self.stop_at % self.round_size):
+            unit = f"a round (--block {self.block} x --workers {self.workers})" if self.workers else "the block"
+            raise ValueError(f"--stop-at must be a positive multiple of {unit} ({self.round_size}), got {self.stop_at}")
 
 
-def regret_proxy(solver: ParallelMCCFRSolver) -> float:
+def regret_proxy(solver: MCCFRSolver) -> float:
     """Mean positive regret per touched (infoset, action) entry and iteration, in mbb (see the module docstring)."""
     regret = solver.regret
     touched = np.count_nonzero(regret)
@@ -123,6 +154,29 @@ class _StopSignal:
             signal.signal(s, handler)
 
 
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a block worker builds its solver from, shipped to it once per run: the card
+    maps (15 MB for the blueprint preset) and the betting tree's arrays (8 MB for the
+    default actions), so a worker reads no file of the run."""
+
+    game: GameDef
+    actions: str
+    tree: dict[str, np.ndarray]
+    maps: tuple[np.ndarray, np.ndarray, np.ndarray]
+    n_river: int
+    cards: str
+    schedule: MCCFRConfig
+    seed: int
+
+
+def build_block_worker(spec: WorkerSpec) -> BlockWorker:
+    """The worker of a distributed run (runs in the worker's process)."""
+    tree = tree_from_arrays(spec.game, parse_abstraction(spec.actions), spec.tree)
+    abstraction = BlueprintCards(spec.maps, spec.n_river).abstraction(spec.cards)
+    return BlockWorker(tree, deck(spec.game), abstraction, spec.schedule, spec.seed)
+
+
 def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, command: str = "",
                     show_progress: bool = True) -> Path:
     """Build or resume everything in ``out`` and write ``out/blueprint.art``; returns its path.
@@ -130,35 +184,71 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
     Raises:
         AbstractionError, ArtifactError: if ``out`` holds work made with other settings.
         TreeError: if the action abstraction builds too big a tree.
+        ClusterError: if ``config.ray`` names no reachable cluster.
+        WorkerError: if a worker cannot run its block.
     """
     out = Path(out)
-    schedule = pluribus_schedule(config.schedule_length, average_rounds=config.average_rounds)
     checkpoint = out / "checkpoint.mccfr"
-    if checkpoint.exists():  # refuse a wrong continuation before minutes of building
-        _check_resumable(checkpoint, schedule, config.iterations, out / "blueprint.art")
-    # The betting tree first: a wrong or too large --actions is refused before minutes of card work.
-    tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
-    card_config = PRESETS[config.cards]
-    build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
-    cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
-    solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
-                                 block=config.block, threads=config.threads)
+    cleanup = ExitStack()  # the pool's processes and the Ray connection end with the run
+    try:
+        ray = None
+        if config.ray is not None:  # an unreachable cluster is refused before anything is built
+            ray = connect_ray(config.ray)
+            cleanup.callback(ray.shutdown)
+            if config.workers is None:  # a resumed run keeps its count: the arrays depend on it
+                config = replace(config, workers=_trained_workers(checkpoint) or cluster_cpus(ray))
+        schedule = pluribus_schedule(config.schedule_length, average_rounds=config.average_rounds)
+        if checkpoint.exists():  # refuse a wrong continuation before minutes of building
+            _check_resumable(checkpoint, schedule, config, out / "blueprint.art")
+        # The betting tree first: a wrong or too large --actions is refused before minutes of card work.
+        tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
+        card_config = PRESETS[config.cards]
+        build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
+        cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
+        solver: MCCFRSolver
+        if config.distributed:
+            spec = WorkerSpec(game, config.actions, tree_arrays(tree), tuple(np.array(m) for m in cards.maps),
+                              cards.n_buckets[3], config.cards, schedule, config.seed)  # type: ignore[arg-type]
+            factory = partial(build_block_worker, spec)
+            workers = config.workers or 1
+            pool: BlockPool = RayBlockPool(factory, workers, ray) if ray is not None else LocalBlockPool(factory, workers)
+            cleanup.callback(pool.close)
+            solver = DistributedMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
+                                            block=config.block, pool=pool)
+            how = {"workers": workers, "backend": pool.describe()}
+        else:
+            solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
+                                         block=config.block, threads=config.threads)
+            how = {"threads": config.threads}
+        return _train(solver, out, config, cards, schedule, how, command=command, show_progress=show_progress)
+    finally:
+        cleanup.close()
+
+
+def _train(solver: MCCFRSolver, out: Path, config: TrainConfig, cards: BlueprintCards, schedule: MCCFRConfig,
+           how: dict[str, Any], *, command: str, show_progress: bool) -> Path:
+    """Resume ``solver`` from ``out``'s checkpoint if there is one, train it to the
+    target with checkpoints and a progress bar, and export the blueprint."""
+    checkpoint = out / "checkpoint.mccfr"
     if checkpoint.exists():
         solver.resume(checkpoint)
         log.info("resumed", path=str(checkpoint), iterations=solver.iterations)
     target = min(config.iterations, config.stop_at or config.iterations)
-    log.info("training", nodes=tree.n_nodes, entries=solver.layout.size, target=target, threads=config.threads)
+    log.info("training", nodes=solver.tree.n_nodes, entries=solver.layout.size, target=target, **how)
     started = time.perf_counter()
     last_save = time.monotonic()
     last_proxy = 0.0
+    proxy = ""
     with _StopSignal() as stop, Progress("blueprint", target, done=solver.iterations, unit="it",
                                          enabled=show_progress) as bar:
 
         def progress(iterations: int, seconds: float) -> None:
-            nonlocal last_save, last_proxy
+            nonlocal last_save, last_proxy, proxy
             if time.monotonic() - last_proxy > 5 or iterations >= target:
-                bar.status = f"regret {regret_proxy(solver):.4g} mbb"
+                proxy = f"regret {regret_proxy(solver):.4g} mbb"
                 last_proxy = time.monotonic()
+            rounds = solver.round_stats if isinstance(solver, DistributedMCCFRSolver) else None
+            bar.status = proxy if rounds is None else f"{proxy}; {workers_status(rounds)}"
             bar.advance(iterations - bar.done)
             if time.monotonic() - last_save > 60 * config.checkpoint_minutes:
                 solver.save(checkpoint)
@@ -180,35 +270,63 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         "block": config.block,
         "average_rounds": config.average_rounds,
         "card_preset": config.cards,
-        "card_config": card_config.params(),
+        "card_config": PRESETS[config.cards].params(),
         "schedule": list(schedule),
         "seconds_this_run": round(seconds, 1),
-        "threads": config.threads,
+        **how,
         "peak_rss_mb": round(peak),
     }
     return export_blueprint(out / "blueprint.art", solver, cards, params)
 
 
-def _check_resumable(checkpoint: Path, schedule: MCCFRConfig, iterations: int, artifact: Path) -> None:
-    """Refuse to resume ``checkpoint`` with another schedule than it was trained with, or
-    to fewer ``iterations`` than it has.
+def workers_status(stats: RoundStats) -> str:
+    """The progress bar's words on a round: each worker's iterations/s (the range and
+    median beyond four workers) and the share of the round spent communicating."""
+    rates = [r.job.count / max(r.seconds + r.overhead, 1e-9) for r in stats.results]
+    if len(rates) <= 4:
+        per = " ".join(_short(r) for r in rates)
+    else:
+        per = f"{_short(min(rates))}-{_short(max(rates))} (median {_short(statistics.median(rates))})"
+    return f"per worker {per} it/s, communication {stats.communication_seconds / max(stats.seconds, 1e-9):.0%}"
+
+
+def _short(rate: float) -> str:
+    return f"{rate / 1000:.3g}k" if rate >= 1000 else f"{rate:.0f}"
+
+
+def _trained_workers(checkpoint: Path) -> int | None:
+    """The worker count a checkpoint was trained with (None: threads, or no checkpoint)."""
+    return read_header(checkpoint)[0]["params"].get("workers") if checkpoint.exists() else None
+
+
+def _check_resumable(checkpoint: Path, schedule: MCCFRConfig, config: TrainConfig, artifact: Path) -> None:
+    """Refuse to resume ``checkpoint`` with another schedule than it was trained with, to
+    fewer iterations than it has, or with other workers or blocks (the arrays depend on them).
 
     Raises:
         ValueError: naming the ``--schedule-iterations`` to continue with (read from the
-            blueprint the run exported last, if there is one), or the iterations it has.
+            blueprint the run exported last, if there is one), the iterations it has, or
+            the ``--workers`` and ``--block`` it was trained with.
     """
-    trained = read_header(checkpoint)[0]["params"].get("config")
+    params = read_header(checkpoint)[0]["params"]
+    trained = params.get("config")
     if trained is not None and list(trained) != list(schedule):
         hint = "the --schedule-iterations (default: --iterations) it was started with"
         if artifact.exists():
             hint = f"--schedule-iterations {read_header(artifact)[0]['params'].get('schedule_iterations')}"
         raise ValueError(f"{checkpoint} was trained with another Pluribus schedule; continue it with {hint}")
+    workers, block = params.get("workers"), params.get("block")
+    if workers is None and config.distributed:
+        raise ValueError(f"{checkpoint} was trained with threads on one machine; continue it without --workers and --ray")
+    if workers is not None and (workers != config.workers or block != config.block):
+        raise ValueError(f"{checkpoint} was trained by {workers} workers in blocks of {block}; "
+                         f"continue it with --workers {workers} --block {block} (locally or with --ray)")  # fmt: skip
     done = int(load_artifact(checkpoint, CHECKPOINT_KIND).arrays["iterations"][0])
-    if done > iterations:
-        raise ValueError(f"{checkpoint} has {done} iterations, more than --iterations {iterations}")
+    if done > config.iterations:
+        raise ValueError(f"{checkpoint} has {done} iterations, more than --iterations {config.iterations}")
 
 
-def export_blueprint(path: Path, solver: ParallelMCCFRSolver, cards: BlueprintCards, params: dict[str, Any]) -> Path:
+def export_blueprint(path: Path, solver: MCCFRSolver, cards: BlueprintCards, params: dict[str, Any]) -> Path:
     """Write ``solver``'s strategy with ``cards``' maps as a blueprint artifact at ``path``."""
     tree = solver.tree
     arrays = {
@@ -249,7 +367,7 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "It resumes from `OUT/checkpoint.mccfr`, checkpoints every few minutes (Ctrl-C stops it,",
         "the same command resumes) and writes a new `OUT/blueprint.art`; `agent connect",
         "--blueprint OUT/blueprint.art` plays it.  The time grows about in proportion to the",
-        f"iterations (the run above: {params.get('seconds_this_run', '?')} s with {params.get('threads', '?')} threads).",
+        f"iterations (the run above: {params.get('seconds_this_run', '?')} s with {_ran_on(params)}).",
         "",
         "A finer action abstraction (more flop, turn and river sizes) is a new run with",
         "`--actions` (e.g. `'0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'`) and a",
@@ -257,6 +375,12 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "converge.  Any blueprint of the same game shape plays in the agent.",
         "",
     ]
+
+
+def _ran_on(params: dict[str, Any]) -> str:
+    if "workers" in params:
+        return f"{params['workers']} workers in blocks of {params.get('block', '?')}"
+    return f"{params.get('threads', '?')} threads"
 
 
 def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:

@@ -43,11 +43,17 @@ BLUEPRINT_EPILOG = """examples:
       --out bp/main --compress    # continue the shipped recipe's run (bp/main) to 4x its iterations
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
+  precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --out bp/w2   # 2 local worker processes
+  precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --ray auto --out bp/r2
+      # the same arrays as bp/w2 as Ray tasks, after `ray start --head --num-cpus 2` (or --ray HOST:6379)
 
 Writes OUT/cards (bucket maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
 the same command resumes exactly; a larger --iterations with the same
 --schedule-iterations continues a finished run) and OUT/blueprint.art, which
-precompute.blueprint.Blueprint.load(path) plays from.  Results do not depend on --threads."""
+precompute.blueprint.Blueprint.load(path) plays from.  Results do not depend on --threads.
+With --workers N (local processes) or --ray ADDRESS (tasks on a Ray cluster; every node
+needs the package installed) training runs in rounds of one block per worker; the
+arrays depend on --seed, --workers and --block only, not on where the workers run."""
 
 
 def _buckets(text: str) -> tuple[int, ...]:
@@ -124,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=2, help="threads (1 or 2; same result either way, default 2)")
     p.add_argument("--block", type=int, default=1024, help="iterations per deterministic parallel block (default 1024)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="train on N worker processes, one block each per round (with --ray: tasks; default its CPUs)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run the workers' blocks as tasks on this Ray cluster ('auto', HOST:PORT)")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0, help="minutes between checkpoints (default 5)")
     p.add_argument("--stop-at", type=int, help="stop after this many iterations (a multiple of --block), keeping the schedule")
     p.add_argument("--schedule-iterations", type=int,
@@ -238,6 +248,7 @@ def _blueprint(args: argparse.Namespace) -> int:
         iterations=iterations, actions=args.actions, cards="blueprint-quick" if args.quick else "blueprint",
         seed=args.seed, block=args.block, threads=args.threads, checkpoint_minutes=args.checkpoint_minutes,
         stop_at=args.stop_at, schedule_iterations=args.schedule_iterations, average_rounds=args.average_rounds,
+        workers=args.workers, ray=args.ray,
     )
     command = "precompute " + shlex.join(args.argv)
     start = time.monotonic()
@@ -273,10 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # --help and usage errors end here, before any builder loads
     args.argv = argv
     from precompute.bucketing import AbstractionError
+    from protocol.cluster import ClusterError
     from solver.artifacts import ArtifactError
+    from solver.cfr.mccfr_distributed import WorkerError
 
+    errors = (AbstractionError, ArtifactError, ClusterError, ProtocolError, ValueError, WorkerError)
     return run_command(
-        lambda: args.func(args), f"precompute {args.command}", (AbstractionError, ArtifactError, ProtocolError, ValueError),
+        lambda: args.func(args), f"precompute {args.command}", errors,
         file_errors=True, interrupted="interrupted (an abstraction build resumes when run again)",
     )
 

@@ -98,10 +98,24 @@ def read_tree(path: Path, game: GameDef, abstraction: ActionAbstraction | None) 
         OSError, ValueError, KeyError: if the file cannot be read or lacks an array.
     """
     with np.load(path, allow_pickle=False) as data:
-        arrays = {name: data[name] for name in ARRAYS}
+        return tree_from_arrays(game, abstraction, {name: data[name] for name in ARRAYS})
+
+
+def tree_arrays(tree: BettingTree) -> dict[str, np.ndarray]:
+    """``tree``'s :data:`ARRAYS` (what a worker on another machine needs to rebuild it)."""
+    return {name: getattr(tree, name) for name in ARRAYS}
+
+
+def tree_from_arrays(game: GameDef, abstraction: ActionAbstraction | None, arrays: dict[str, np.ndarray]) -> BettingTree:
+    """The tree with :data:`ARRAYS` ``arrays`` (from :func:`tree_arrays`), its states made lazily.
+
+    Raises:
+        KeyError: if an array is missing.
+    """
     states = LazyStates(game, arrays["child_start"], arrays["child_count"], arrays["children"],
                         arrays["edge_action"], arrays["edge_size"])
-    return BettingTree(game=game, abstraction=abstraction, states=states, **arrays)  # type: ignore[arg-type]
+    return BettingTree(game=game, abstraction=abstraction, states=states,  # type: ignore[arg-type]
+                       **{name: arrays[name] for name in ARRAYS})
 
 
 def write_tree(path: Path, tree: BettingTree) -> None:
@@ -109,7 +123,7 @@ def write_tree(path: Path, tree: BettingTree) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
-        np.savez(tmp, **{name: getattr(tree, name) for name in ARRAYS})
+        np.savez(tmp, **tree_arrays(tree))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -41,6 +41,8 @@ CASES = [
     ("precompute.cli", ["tables"], "FILE/cache: Not a directory"),
     ("precompute.cli", ["equity", "AsAd", "--samples", "0"], "--samples must be at least 1, not 0"),
     ("precompute.cli", ["equity", "AsAd", "--samples", "-5"], "--samples must be at least 1, not -5"),
+    ("precompute.cli", ["blueprint", "--game", NL, "--quick", "--workers", "0", "--out", "bp"],
+     "--workers must be at least 1, got 0"),
 ]  # fmt: skip
 
 

@@ -85,6 +85,18 @@ def pluribus_schedule(iterations: int, *, average_rounds: int = 1) -> MCCFRConfi
     )
 
 
+def apply_discounts(regret: np.ndarray, avg: np.ndarray, config: MCCFRConfig, first: int, last: int) -> None:
+    """Linear discounting for each of ``config``'s discount points in iterations
+    ``first..last``, applied at once (at the end of a block of those iterations)."""
+    every, until = config.discount_every, config.discount_until
+    if every <= 0:
+        return
+    for t in range(-(-first // every) * every, min(last, until) + 1, every):
+        k = t // every
+        regret *= np.float32(k / (k + 1.0))
+        avg *= k / (k + 1.0)
+
+
 class SampledDeals(NamedTuple):
     """A batch of deals: card ids (hole cards player by player, then the board in
     dealing order), each player's hand index and the board index per round."""

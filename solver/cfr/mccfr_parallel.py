@@ -29,7 +29,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from solver.cfr.mccfr import PLAIN, CardAbstraction, MCCFRConfig, MCCFRSolver, TraversalKnobs, TraversalTree, traverse
+from solver.cfr.mccfr import (
+    PLAIN,
+    CardAbstraction,
+    MCCFRConfig,
+    MCCFRSolver,
+    TraversalKnobs,
+    TraversalTree,
+    apply_discounts,
+    traverse,
+)
 from solver.deals import random_unit, sample_deals
 from solver.tree import BettingTree
 
@@ -112,17 +121,7 @@ class ParallelMCCFRSolver(MCCFRSolver):
                 jobs = [self._pool.submit(self._player_block, trav, n, first) for trav in (0, 1)]
                 for job in jobs:
                     job.result()
-            self._discount(first, first + n - 1)
+            apply_discounts(self.regret, self.avg, self.config, first, first + n - 1)
             self.iterations += n
             if progress is not None:
                 progress(self.iterations, time.perf_counter() - started)
-
-    def _discount(self, first: int, last: int) -> None:
-        """Linear discounting for each discount point in iterations ``first..last``."""
-        every, until = self.config.discount_every, self.config.discount_until
-        if every <= 0:
-            return
-        for t in range(-(-first // every) * every, min(last, until) + 1, every):
-            k = t // every
-            self.regret *= np.float32(k / (k + 1.0))
-            self.avg *= k / (k + 1.0)
