@@ -43,6 +43,7 @@ from scipy import stats
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS, fast_rank_hand, rank_range
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, State, initial_state, raise_to, with_cards
+from protocol.wire import format_state_line
 from solver.bets import ActionAbstraction
 from solver.deals import CardSpace
 from solver.tree import pot_shares
@@ -351,10 +352,13 @@ class HandResult(NamedTuple):
     the betting ended (see :class:`Settle`); hands ending in a fold count as played.
     Its mean over hands estimates the same value as ``chips`` (law of total expectation:
     it is the conditional expectation of the chips given what it keeps) with less variance.
+    ``line``: the finished hand as a dealer log's ``STATE`` line (seats named ``lbr`` and
+    ``agent``), so the hands LBR wins can be read.
     """
 
     chips: float
     expected: float
+    line: str = ""
 
 
 @dataclass(frozen=True)
@@ -393,14 +397,16 @@ def play_hand(
         last = state.round
         state = state.apply(action)
     chips = float(state.values()[seat])
+    names = ("lbr", "agent") if seat == 0 else ("agent", "lbr")
+    line = format_state_line(state, state.values(), names)
     if not state.is_showdown:
-        return HandResult(chips, chips)
+        return HandResult(chips, chips, line)
     equity, known = lbr.equity, board
     if settle is not None:
         equity, known = settle.equity, board[: game.board_cards_through(max(last, settle.from_round))]
     win, _, lose = showdown_chips(state, seat)
     wp = equity(holes[seat], known, lbr.deal(weights, known))
-    return HandResult(chips, wp * win + (1 - wp) * lose)  # heads-up, a tie pays (win + lose) / 2
+    return HandResult(chips, wp * win + (1 - wp) * lose, line)  # heads-up, a tie pays (win + lose) / 2
 
 
 def deal_hand(game: GameDef, deck: np.ndarray, number: int, seed: int) -> tuple[State, np.random.Generator]:
@@ -432,7 +438,7 @@ def play_match(
     out = np.empty((hands, 2))
     for j, i in enumerate(range(first, first + hands)):
         state, gen = deal_hand(lbr.game, deck, i, seed)
-        out[j] = play_hand(lbr, state, i % 2, opponent, gen, settle)
+        out[j] = play_hand(lbr, state, i % 2, opponent, gen, settle)[:2]
     return out
 
 

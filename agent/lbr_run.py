@@ -54,7 +54,8 @@ class RunConfig:
 class HandRecord:
     """One finished hand: LBR's chips and their showdown expectation over the agent's range
     (:class:`agent.lbr.HandResult`), wall and CPU seconds of the whole hand, and the
-    agent's seconds on its real decisions (what the hand would cost it in a match)."""
+    agent's seconds on its real decisions (what the hand would cost it in a match), and the
+    hand as a dealer log's ``STATE`` line (empty in runs written before it was kept)."""
 
     hand: int
     chips: float
@@ -62,6 +63,7 @@ class HandRecord:
     wall: float
     cpu: float
     agent: float
+    line: str = ""
 
 
 def check_game(game: GameDef) -> None:
@@ -192,7 +194,7 @@ def play(
         state, gen = deal_hand(game, deck, number, config.seed)
         result = play_hand(lbr, state, number % 2, agent_policy, gen, settle)
         wall, cpu, agent = time.monotonic() - wall, time.process_time() - cpu, agent_policy.agent_seconds - agent
-        record = HandRecord(number, result.chips, result.expected, wall, cpu, agent)
+        record = HandRecord(number, result.chips, result.expected, wall, cpu, agent, result.line)
         records.append(record)
         if log is not None:
             log.add(record)

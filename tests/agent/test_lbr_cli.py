@@ -12,6 +12,8 @@ import agent.cli
 import agent.strategist
 from agent.cli import main
 from agent.lbr_run import RunConfig
+from protocol.gamedef import load_game
+from protocol.wire import parse_state_line
 
 
 @pytest.fixture(autouse=True)
@@ -49,6 +51,10 @@ def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
     assert result["hands"] == 5 and result["chips_won"]["mbb_per_hand"] == pytest.approx(1000 * sum(chips) / 5 / 100)
     assert result["showdown_expectation"]["mbb_per_hand"] == pytest.approx(1000 * sum(expected) / 5 / 100)
     assert "5 hands" in capsys.readouterr().out
+    for i, r in enumerate(records):  # each hand kept as a dealer log line, LBR's value its chips
+        hand = parse_state_line(r["line"], load_game("holdem.nolimit.2p"))
+        assert hand.state.hand_number == i and hand.values[hand.names.index("lbr")] == r["chips"]
+        assert hand.names[i % 2] == "lbr"  # LBR sits in seat i % 2
 
 
 @pytest.mark.parametrize(
