@@ -20,9 +20,10 @@ ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01
 SAFE_ITERATIONS = 300
 SAFE_GADGETS = ("maxmargin-unsafe", "maxmargin", "resolve")
-ALL_IN_RULES = ("equity", "solve")
-ALL_IN_HELP = ("facing an all-in with nothing left to decide: equity calls when the equity against the modelled "
-               "range pays the price, solve solves the spot safe on the turn and river (default equity)")
+ALL_IN_RULES = ("solve", "equity")
+ALL_IN_HELP = ("facing an all-in with nothing left to decide: solve solves the spot safe on the turn and river "
+               "(the blueprint before), equity calls when the equity against the modelled range pays the price "
+               "(default solve)")
 
 CONNECT_DESCRIPTION = """\
 Connects to an ACPC dealer's seat port (protocol 2.0.0) and plays heads-up no-limit
