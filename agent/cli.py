@@ -78,6 +78,7 @@ def configure_logging(verbose: bool) -> None:
 LBR_EPILOG = """examples:
   agent lbr --setting fc --hands 3000 --out runs/lbr-fc
   agent lbr --setting fcpa --hands 3000 --out runs/lbr-fcpa --target 0.5
+  agent lbr --setting fcpa --hands 3000 --solve-from turn --out runs/lbr-fcpa-turn
   agent lbr --setting fc --hands 200 --blueprint-only --out runs/lbr-fc-bp
   agent lbr --quick --blueprint-only
 
@@ -98,6 +99,10 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
+    p.add_argument(
+        "--solve-from", choices=("river", "turn"), default="river",
+        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
+    )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,10 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("host", help="dealer host")
     p.add_argument("port", type=port, help="this seat's port (1-65535)")
     _add_strategist_options(p)
-    p.add_argument(
-        "--solve-from", choices=("river", "turn"), default="river",
-        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
-    )  # fmt: skip
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
     p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
@@ -210,13 +211,13 @@ def lbr(args: argparse.Namespace) -> int:
         return 2
     game = load_game(args.game)
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
-                       args.time_budget, args.target, samples)  # fmt: skip
+                       args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
         records = load_records(args.out, config) if args.out is not None else []
         strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
-                                      action_floor=args.action_floor, all_in=args.all_in)
+                                      solve_from=args.solve_from, action_floor=args.action_floor, all_in=args.all_in)
     except (ValueError, StrategistError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2

@@ -48,6 +48,9 @@ class RunConfig:
     time_budget: float
     target: float | None
     equity_samples: int
+    action_floor: float
+    all_in: str
+    solve_from: str
 
 
 @dataclass
