@@ -207,10 +207,11 @@ class Spot:
         return "checked as the schedule predicts" if self.check_every is None else f"checked every {self.check_every}"
 
     def describe(self) -> str:
-        """The spot in one paragraph, in the terms it was given in."""
+        """The spot in one paragraph, in the terms it was given in ("no all-in rule": no threshold)."""
         lines = [
             f"board {cards_str(self.board)} ({self.street}), pot {self.pot}, effective stack {self.effective_stack}, "
-            f"all-in threshold {self.allin_threshold:g} of the chips behind, raise cap {self.raise_cap or 'none'}, "
+            + (f"all-in threshold {self.allin_threshold:g} of the chips behind" if self.allin_threshold else "no all-in rule")
+            + f", raise cap {self.raise_cap or 'none'}, "
             f"accuracy {self.accuracy:g}% of the pot ({self._checks()}), {self.threads} thread(s), "
             f"at most {self.max_iterations} iterations" + ("" if self.time_limit is None else f" or {self.time_limit:g} s"),
             f"  OOP range: {self.oop_range}",
@@ -356,18 +357,27 @@ def load_spot(path: str | Path, overrides: Mapping | None = None) -> Spot:
 
 def size_flag(text: str) -> tuple[str, str, str, tuple[float, ...]]:
     """Read a command-line size in TexasSolver's order, ``oop,river,bet,33,67`` (or
-    ``ip,turn,allin``): (seat, street, kind, sizes in % of the pot).
+    ``ip,turn,allin``; the seat ``both`` sets OOP's and IP's): (seat, street, kind,
+    sizes in % of the pot).
 
     Raises:
         SpotError: naming the bad part.
     """
     parts = [p.strip() for p in text.split(",") if p.strip()]
-    if len(parts) < 3 or parts[0] not in SEATS or parts[1] not in STREETS or parts[2] not in ("bet", "raise", "allin"):
-        raise SpotError(f"size {text!r} must read SEAT,STREET,KIND[,SIZE...] like 'oop,river,bet,33,67' or 'ip,turn,allin'")
+    seats = (*SEATS, "both")
+    if len(parts) < 3 or parts[0] not in seats or parts[1] not in STREETS or parts[2] not in ("bet", "raise", "allin"):
+        raise SpotError(
+            f"size {text!r} must read SEAT,STREET,KIND[,SIZE...] like 'oop,river,bet,33,67', 'both,turn,raise,100' "
+            "or 'ip,turn,allin'"
+        )
     try:
         values = tuple(float(x) for x in parts[3:])
     except ValueError:
         raise SpotError(f"size {text!r}: sizes must be numbers (% of the pot)") from None
+    if not all(v > 0 for v in values):  # also refuses nan
+        raise SpotError(f"size {text!r}: sizes must be positive % of the pot")
+    if parts[2] in ("bet", "raise") and not values:
+        raise SpotError(f"size {text!r}: give the {parts[2]} sizes in % of the pot after the kind")
     if parts[2] == "allin" and values:
         raise SpotError(f"size {text!r}: allin takes no sizes")
     return parts[0], parts[1], parts[2], values
@@ -378,11 +388,12 @@ def apply_size_flags(data: dict, flags: list[str]) -> dict:
     data = json.loads(json.dumps(data))  # a deep copy of plain data
     for flag in flags:
         seat, street, kind, values = size_flag(flag)
-        table = data.setdefault(street, {}).setdefault(seat, {})
-        if kind == "allin":
-            table["allin"] = True
-        else:
-            table[kind] = list(values)
+        for one in SEATS if seat == "both" else (seat,):
+            table = data.setdefault(street, {}).setdefault(one, {})
+            if kind == "allin":
+                table["allin"] = True
+            else:
+                table[kind] = list(values)
     return data
 
 
