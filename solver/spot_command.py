@@ -60,29 +60,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = add_command(sub, "spot", "solve a postflop spot over two ranges; print, save and reopen its strategy",
                          DESCRIPTION, EPILOG)  # fmt: skip
     spot = parser.add_argument_group("the spot (flags override --spot FILE)")
-    spot.add_argument("--spot", type=Path, help="a spot file, .toml or .json (e.g. tests/bench/spots/river.toml)")
-    spot.add_argument("--board", help="3, 4 or 5 cards, e.g. QsJh2h8d3c (flop, turn or river spot)")
-    spot.add_argument("--pot", type=int, help="chips in the pot at the root (even)")
-    spot.add_argument("--stack", type=int, dest="effective_stack", help="effective stack behind, chips")
-    spot.add_argument("--oop-range", help="the first player's range, e.g. 'AA,KK,AKs,QJo:0.5' (default random)")
-    spot.add_argument("--ip-range", help="the second player's range (default random)")
+    spot.add_argument("--spot", type=Path, metavar="FILE", help="a spot file, .toml or .json (e.g. tests/bench/spots/river.toml)")
+    spot.add_argument("--board", metavar="CARDS", help="3, 4 or 5 cards, e.g. QsJh2h8d3c (flop, turn or river spot)")
+    spot.add_argument("--pot", type=int, metavar="CHIPS", help="chips in the pot at the root (even)")
+    spot.add_argument("--stack", type=int, dest="effective_stack", metavar="CHIPS", help="effective stack behind, chips")
+    spot.add_argument("--oop-range", metavar="RANGE", help="the first player's range, e.g. 'AA,KK,AKs,QJo:0.5' (default random)")
+    spot.add_argument("--ip-range", metavar="RANGE", help="the second player's range (default random)")
     spot.add_argument(
         "--bet-sizes", action="append", default=[], metavar="SEAT,STREET,KIND[,SIZE...]",
         help="e.g. both,river,bet,50,100 / oop,turn,raise,100 / ip,river,allin (repeat; %% of the pot)",
     )  # fmt: skip
-    spot.add_argument("--allin-threshold", type=float, help="a bet adding more than this fraction of the chips behind is all-in")
-    spot.add_argument("--raise-cap", type=int, help="bets and raises per street, the first bet counted (default none)")
+    spot.add_argument(
+        "--allin-threshold", type=float, metavar="F", help="a bet adding more than this fraction of the chips behind is all-in"
+    )
+    spot.add_argument(
+        "--raise-cap", type=int, metavar="N", help="bets and raises per street, the first bet counted (default none)"
+    )
     solve = parser.add_argument_group("the solve")
-    solve.add_argument("--accuracy", type=float, help="stop at this exploitability, %% of the pot (default 0.5)")
+    solve.add_argument("--accuracy", type=float, metavar="PCT", help="stop at this exploitability, %% of the pot (default 0.5)")
     solve.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop after this long (default none)")
-    solve.add_argument("--max-iterations", type=int, help="stop after this many iterations (default 1000)")
-    solve.add_argument("--check-every", type=int, help="measure the exploitability every N iterations (default: as predicted)")
-    solve.add_argument("--threads", type=int, help="numba threads (default 1)")
-    solve.add_argument("--out", type=Path, help="save the strategy, spot and ranges as JSON (.json, or .json.gz compressed)")
+    solve.add_argument("--max-iterations", type=int, metavar="N", help="stop after this many iterations (default 1000)")
+    solve.add_argument(
+        "--check-every", type=int, metavar="N", help="measure the exploitability every N iterations (default: as predicted)"
+    )
+    solve.add_argument("--threads", type=int, metavar="N", help="numba threads (default 1)")
+    solve.add_argument(
+        "--out", type=Path, metavar="FILE", help="save the strategy, spot and ranges as JSON (.json, or .json.gz compressed)"
+    )
     show = parser.add_argument_group("what to show")
-    show.add_argument("--load", type=Path, help="reopen a file saved with --out instead of solving")
-    show.add_argument("--line", default="", help="show the node after these actions (e.g. check,bet50) instead of the root")
-    show.add_argument("--hand", help="also show these hands' probabilities, one row per combo (e.g. AhKh, or AQs)")
+    show.add_argument("--load", type=Path, metavar="FILE", help="reopen a file saved with --out instead of solving")
+    show.add_argument(
+        "--line", default="", metavar="ACTIONS", help="show the node after these actions (e.g. check,bet50) instead of the root"
+    )
+    show.add_argument(
+        "--hand", metavar="RANGE", help="also show these hands' probabilities, one row per combo (e.g. AhKh, or AQs)"
+    )
     show.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(handler=run_spot)
 
@@ -109,6 +121,8 @@ def run_spot(args: argparse.Namespace) -> int:
         node, board = node_of_line(solution.spot, solution.subgame, args.line)
         loaded_from = str(args.load)
     else:
+        if args.spot is None and args.board is None:
+            raise SpotUsageError("give a spot: --board, --pot, --stack and --bet-sizes, or --spot FILE (see solver spot --help)")
         data = read_spot_file(args.spot) if args.spot is not None else {}
         overrides = {key: getattr(args, key) for key, _ in SPOT_FLAGS if key not in ("spot", "out")}
         spot = spot_from_mapping(apply_size_flags(data, args.bet_sizes), overrides)

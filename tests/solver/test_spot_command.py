@@ -165,6 +165,10 @@ def test_load_refuses_spot_flags_and_files_that_are_not_saved_spots(solved, caps
     assert code == 2 and "is not a policy file" in err
     code, _, err = run(capsys, "spot", "--board", BOARD, "--pot", "100", "--stack", "400")
     assert code == 2 and "has no bet sizes" in err
+    code, _, err = run(capsys, "spot")
+    assert code == 2 and "give a spot: --board, --pot, --stack and --bet-sizes, or --spot FILE" in err
+    code, _, err = run(capsys, *SPOT, "--out", str(tmp_path))
+    assert code == 2 and "is a folder" in err
 
 
 def docs_examples() -> list[str]:
