@@ -56,6 +56,12 @@ class Progress:
         self.done = min(done, self.total)
         self._draw()
 
+    def report(self, status: str) -> None:
+        """Set the status and show it now (a news worth a line of its own in a log, such
+        as a convergence check): redrawn on a terminal, one plain line into a file."""
+        self.status = status
+        self._draw(force=True)
+
     def close(self) -> None:
         """Draw the final line (once; later calls do nothing)."""
         if self._closed:

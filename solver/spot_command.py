@@ -7,7 +7,6 @@ handler loads :mod:`solver.spot_solution` and :mod:`solver.spot_report` when it 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from protocol.arguments import add_command
@@ -95,7 +94,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     show.add_argument(
         "--hand", metavar="RANGE", help="also show these hands' probabilities, one row per combo (e.g. AhKh, or AQs)"
     )
-    show.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    show.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(handler=run_spot)
 
 
@@ -134,8 +133,7 @@ def run_spot(args: argparse.Namespace) -> int:
             raise SpotUsageError(f"--out {args.out} is a folder; give the JSON file to write")
         built = build_spot(spot)
         node, board = node_of_line(spot, built.subgame, args.line)  # a bad --line is refused before the solve
-        progress = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-        solution = solve_spot(spot, progress, built)
+        solution = solve_spot(spot, built, progress=not args.quiet)
         loaded_from = None
     lines = solve_lines(solution, loaded_from)
     if args.out is not None and args.load is None:

@@ -32,7 +32,7 @@ from solver.tree import CHANCE, DECISION
 def solve_lines(solution: SpotSolution, loaded_from: str | None = None) -> list[str]:
     """The spot and the figures of its solve (``loaded_from``: the file it was reopened from)."""
     f, spot = solution.figures, solution.spot
-    combos = [solution.subgame.to_hole_pairs(r).sum() for r in solution.ranges]
+    combos = solution.ranges.sum(axis=1)  # the subgame's hands hold no board card
     lines = [
         "spot: " + spot.describe(),
         f"ranges: OOP {combos[spot.oop]:,.1f} combos, IP {combos[1 - spot.oop]:,.1f} combos (weighted, board cards removed)",
@@ -101,7 +101,7 @@ def node_lines(solution: SpotSolution, node: int, board: Sequence[int], hands: s
     per hand class with weight, and with ``hands`` (range notation) one row per combo.
 
     Raises:
-        SpotError: if ``hands`` is not a range, or none of its combos is on this board.
+        SpotError: if ``hands`` is not a range, or each of its combos holds a board card.
     """
     sg, spot = solution.subgame, solution.spot
     tree = sg.tree

@@ -2,7 +2,7 @@
 
 :func:`solve_spot` builds a :class:`solver.spot.Spot`'s subgame and solves it with
 :class:`solver.subgame.range_solver.SubgameSolver` to the spot's accuracy, time limit
-and iteration cap, telling ``progress`` what it does.  :func:`save_solution` writes the
+and iteration cap, with a progress bar on stderr.  :func:`save_solution` writes the
 result as a JSON policy (:mod:`solver.export`'s format) with three keys of its own,
 ``spot`` (the spot as :func:`solver.spot.spot_from_mapping` reads it), ``ranges`` (each
 seat's combos and weights) and ``solve`` (the figures of the solve); the hands outside
@@ -13,26 +13,24 @@ a seat's range have no entries.  :func:`load_solution` rebuilds the same subgame
 from __future__ import annotations
 
 import resource
+import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
+from protocol.progress import Progress
 from solver.export import export_policy, policy_strategy, read_policy
 from solver.range_notation import RangeError, format_weights, weights_from_combos
 from solver.spot import SEATS, STREETS, Spot, SpotError, spot_from_mapping
 from solver.subgame.range_solver import Subgame, SubgameSolver, build_subgame
 from solver.tree import DECISION
 
-Progress = Callable[[str], None]
 #: The keys of ``figures`` (and of a saved file's ``solve``).
 FIGURES = ("nodes", "decisions", "infoset_rows", "hands", "build_seconds", "iterations", "seconds", "exploitability_pct",
            "stopped", "memory_bytes", "peak_rss_mb", "threads")  # fmt: skip
-#: Seconds between two progress lines about iterations (each check is reported too).
-PROGRESS_EVERY = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,31 +52,26 @@ class SpotSolution:
 
 
 class _ReportingSolver(SubgameSolver):
-    """A SubgameSolver that tells ``progress`` about iterations (at most every
-    PROGRESS_EVERY seconds) and every exploitability check of its average strategy.
+    """A SubgameSolver that moves a progress bar on every iteration and shows the
+    exploitability of every check of its average strategy in the bar's status.
 
     It hooks the two public methods ``solve`` runs its loop with, so the solve itself
-    stays the library's (``tests/solver/test_spot_command.py`` checks the lines come).
+    stays the library's (``tests/solver/test_spot_command.py`` checks the bar moves).
     """
 
-    def __init__(self, *args: Any, progress: Progress, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, bar: Progress, target: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.progress = progress
-        self.started = time.perf_counter()
-        self.next_line = self.started + PROGRESS_EVERY
+        self.bar = bar
+        self.target = target
 
     def iterate(self, count: int = 1, hook: Any = None) -> None:
         super().iterate(count, hook)
-        now = time.perf_counter()
-        if now >= self.next_line:
-            self.progress(f"iteration {self.iterations:,}, {now - self.started:.1f} s")
-            self.next_line = now + PROGRESS_EVERY
+        self.bar.update(self.iterations)
 
     def exploitability(self, strategy: np.ndarray | None = None) -> float:
         measured = super().exploitability(strategy)
         if strategy is None:
-            elapsed = time.perf_counter() - self.started
-            self.progress(f"iteration {self.iterations:,}, {elapsed:.2f} s: exploitability {measured:.4f}% of the pot")
+            self.bar.report(f"exploitability {measured:.4f}% of the pot (target {self.target:g}%)")
         return measured
 
 
@@ -103,8 +96,13 @@ def build_spot(spot: Spot) -> BuiltSpot:
     return BuiltSpot(subgame, missing, time.perf_counter() - start)
 
 
-def solve_spot(spot: Spot, progress: Progress = lambda line: None, built: BuiltSpot | None = None) -> SpotSolution:
-    """Build (unless ``built`` is given) and solve ``spot`` to its accuracy, time limit or iteration cap.
+def solve_spot(
+    spot: Spot, built: BuiltSpot | None = None, *, progress: bool = True, stream: TextIO | None = None
+) -> SpotSolution:
+    """Build (unless ``built`` is given) and solve ``spot`` to its accuracy, time limit or
+    iteration cap; with ``progress``, say what is solved and show a progress bar
+    (iterations against the cap, the last exploitability measured) on ``stream``
+    (default stderr).
 
     ``figures`` holds: nodes, decisions, infoset_rows, hands, build_seconds, iterations,
     seconds (the solve), exploitability_pct, stopped (``accuracy``, ``time limit`` or
@@ -118,22 +116,25 @@ def solve_spot(spot: Spot, progress: Progress = lambda line: None, built: BuiltS
     subgame, missing, build = built.subgame, built.never_offered, built.seconds
     ranges = spot.hand_ranges(subgame)
     nodes, rows = subgame.size()
-    progress(
-        f"solving the {spot.street} spot: {nodes:,} nodes, {rows:,} infoset rows, built in {build:.2f} s; "
-        f"to {spot.accuracy:g}% of the pot, at most {spot.max_iterations:,} iterations"
-        + ("" if spot.time_limit is None else f" or {spot.time_limit:g} s")
-        + f", {spot.threads} thread(s)"
-    )
-    try:
-        solver = _ReportingSolver(subgame, ranges, threads=spot.threads, progress=progress)
-    except ValueError as error:  # SubgameError: threads, or a subgame too large
-        raise SpotError(str(error)) from None
-    result = solver.solve(
-        spot.accuracy,
-        time_limit=float("inf") if spot.time_limit is None else spot.time_limit,
-        max_iterations=spot.max_iterations,
-        check_every=spot.check_every,
-    )
+    stream = stream or sys.stderr
+    if progress:
+        stream.write(
+            f"solving the {spot.street} spot: {nodes:,} nodes, {rows:,} infoset rows, built in {build:.2f} s; "
+            f"to {spot.accuracy:g}% of the pot, at most {spot.max_iterations:,} iterations"
+            + ("" if spot.time_limit is None else f" or {spot.time_limit:g} s")
+            + f", {spot.threads} thread(s)\n"
+        )
+    with Progress("solving", spot.max_iterations, stream=stream, enabled=progress, unit="it") as bar:
+        try:
+            solver = _ReportingSolver(subgame, ranges, threads=spot.threads, bar=bar, target=spot.accuracy)
+        except ValueError as error:  # SubgameError: threads, or a subgame too large
+            raise SpotError(str(error)) from None
+        result = solver.solve(
+            spot.accuracy,
+            time_limit=float("inf") if spot.time_limit is None else spot.time_limit,
+            max_iterations=spot.max_iterations,
+            check_every=spot.check_every,
+        )
     if result.exploitability_pct <= spot.accuracy:
         stopped = "accuracy"
     elif result.iterations >= spot.max_iterations:

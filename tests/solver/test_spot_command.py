@@ -65,7 +65,7 @@ def solved(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_a_river_spot_solves_and_reports_its_figures_and_root_table(solved):
     assert solved["code"] == 0, solved["err"]
     out, err = solved["out"], solved["err"]
-    assert "solving the river spot" in err and re.search(r"iteration \d+, [\d.]+ s: exploitability [\d.]+% of the pot", err)
+    assert "solving the river spot" in err and re.search(r"solving: .* \d+/60 .* exploitability [\d.]+% of the pot", err)
     nodes, iterations = (
         int(x.replace(",", "")) for x in re.search(r"tree: ([\d,]+) nodes.*\nsolve: ([\d,]+) iterations", out).groups()
     )
