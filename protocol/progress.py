@@ -1,7 +1,7 @@
 """The project's one progress bar, on stderr: a line redrawn on a terminal, sparse plain lines otherwise.
 
-Used by ``precompute abstraction``/``blueprint``, ``dealer run``, ``dealer tournament``
-and ``dealer report``.  It lives in ``protocol``, the ground layer, so that every package
+Used by ``precompute abstraction``/``blueprint``, ``dealer run``, ``dealer tournament``,
+``dealer report`` and ``solver spot``.  It lives in ``protocol``, the ground layer, so that every package
 may import it without an arrow pointing upwards.  Written here (standard library only,
 ~10 ms to import) rather than taken from tqdm or rich: each of those costs 60-100 ms of
 CPU to import, and neither writes the sparse plain lines wanted in logs and pipes (see
