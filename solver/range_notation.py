@@ -3,16 +3,16 @@
 A range is comma-separated tokens (whitespace around them is ignored), each optionally
 followed by ``:WEIGHT`` (a number in [0, 1], default 1):
 
-========================  =====================================================
-``AA``                    a pair (6 combos)
-``22+`` / ``TT-77``       pairs from 22 up to AA / from TT down to 77
-``AKs`` ``AKo`` ``AK``    suited (4), offsuit (12), both (16)
-``A2s+`` ``KTo+`` ``K9+``  the second rank up to one below the first: A2s..AKs
-``A9s-A6s``               the second rank between the ends, the first fixed
-``T9s-65s``               both ranks stepping down together (the same gap)
-``AhKh``                  one combo
-``random`` / ``all``      every combo
-========================  =====================================================
+===========================  ==================================================
+``AA``                       a pair (6 combos)
+``22+`` / ``TT-77``          pairs from 22 up to AA / from TT down to 77
+``AKs`` ``AKo`` ``AK``       suited (4), offsuit (12), both (16)
+``A2s+`` ``KTo+`` ``K9+``    the second rank up to one below the first: A2s..AKs
+``A9s-A6s``                  the second rank between the ends, the first fixed
+``T9s-65s``                  both ranks stepping down together (the same gap)
+``AhKh``                     one combo
+``random`` / ``all``         every combo
+===========================  ==================================================
 
 Ranks and suit letters are read in either case; ``KAs`` is ``AKs``.  A combo given by
 two tokens must get the same weight from both (``AKs,AhKh:0.5`` is refused): a range
@@ -251,8 +251,3 @@ def _class_combos(high: int, low: int, kind: str) -> list[int]:
             if (s == t and kind != "o") or (s != t and kind != "s"):
                 out.append(pair_index(make_card(high, s), make_card(low, t)))
     return out
-
-
-def class_weights(weights: np.ndarray) -> np.ndarray:
-    """(169,) the summed weight of each class (combos, weighted)."""
-    return np.bincount(PAIR_CLASS, weights=weights, minlength=169)
