@@ -17,7 +17,8 @@ from solver.cli import main
 from solver.export import policy_strategy, read_policy
 from solver.range_notation import CLASS_NAMES, PAIR_CLASS, parse_range
 from solver.spot import spot_from_mapping
-from solver.spot_solution import build_spot, load_solution, save_solution
+from solver.spot_solution import build_spot, load_solution, save_solution, solve_spot
+from solver.tree import DECISION
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "solver.md"
 BOARD = "QsJh2h8d3c"
@@ -26,7 +27,7 @@ IP = "AA-99,AK,AQs,KQs,QJs,JTs:0.5,QJo:0.25"
 SPOT = [
     "spot", "--board", BOARD, "--pot", "100", "--stack", "400", "--oop-range", OOP, "--ip-range", IP,
     "--bet-sizes", "both,river,bet,50,100", "--bet-sizes", "both,river,raise,100", "--bet-sizes", "both,river,allin",
-    "--accuracy", "1", "--max-iterations", "60",
+    "--accuracy", "1", "--max-iterations", "60", "--check-every", "10",  # checks at fixed iterations: a repeatable stop
 ]  # fmt: skip
 
 
@@ -106,6 +107,18 @@ def test_the_json_is_a_policy_that_reads_back_and_load_prints_the_same_table(sol
     )
     loaded = load_solution(solved["file"])
     np.testing.assert_array_equal(loaded.strategy, strategy)
+    # The file holds exactly the strategy a solve from Python reaches, on every row a seat's range plays.
+    direct = solve_spot(spot, progress=False)
+    assert direct.figures["iterations"] == loaded.figures["iterations"]
+    played = np.zeros(sg.tabular.layout.size, bool)
+    for node in np.flatnonzero(sg.tree.kind == DECISION):
+        n_a, r = int(sg.tree.child_count[node]), int(sg.tree.round[node])
+        rows = np.repeat(direct.ranges[sg.tree.player[node]] > 0, n_a)
+        start = int(sg.tabular.layout.offset[node])
+        for b in range(sg.space.n_boards[r]):
+            played[start + b * rows.size : start + (b + 1) * rows.size] = rows
+    assert played.sum() == sum(len(e["probabilities"]) for e in document["entries"])
+    np.testing.assert_array_equal(loaded.strategy[played], direct.strategy[played])
     code, out, _ = run(capsys, "spot", "--load", str(solved["file"]))
     assert code == 0 and table(out) == table(solved["out"])
     assert f"solve (as saved in {solved['file']}):" in out
