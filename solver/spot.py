@@ -3,9 +3,12 @@
 A *spot* is what a user of a standalone range solver types in: the board, the pot and
 the effective stack, both players' ranges, bet and raise sizes in % of the pot per
 street and per player (OOP, IP), an all-in threshold, an accuracy in % of the pot,
-threads, a time limit and an iteration cap.  :func:`load_spot` reads one from a TOML or JSON file (or a dict), and
-:meth:`Spot.subgame` builds the public state and the action abstraction that give the
-same betting tree through :func:`solver.subgame.range_solver.build_subgame`.
+threads, a time limit and an iteration cap.  :func:`load_spot` reads one from a TOML
+or JSON file (:func:`spot_from_mapping` from a dict); :meth:`Spot.root` and
+:meth:`Spot.abstraction` give the public state and the action abstraction that build
+its betting tree through :func:`solver.subgame.range_solver.build_subgame`, and
+:meth:`Spot.hand_ranges` the ranges over that subgame's hands.  ``solver spot``
+(:mod:`solver.spot_command`) solves one; ``tests/bench/bench_subgame.py --spot`` times one.
 
 How each term maps (also in ``docs/solver.md``):
 
@@ -33,9 +36,10 @@ How each term maps (also in ``docs/solver.md``):
   ``threads``, ``max_iterations``, ``time_limit`` (seconds): as in
   :class:`solver.subgame.range_solver.SubgameSolver` and its ``solve``.
 
-OOP is the player who acts first on the spot's streets.  Not expressed: donk-bet sizes apart from
-the bet sizes, geometric and ``x``-of-the-last-bet sizes, add-all-in and force-all-in
-thresholds measured in pot or SPR, merging of close sizes, rake, and fractional chips.
+OOP is the player who acts first on the spot's streets.  Not expressed: donk-bet sizes
+apart from the bet sizes, geometric and ``x``-of-the-last-bet sizes, add-all-in and
+force-all-in thresholds measured in pot or SPR, merging of close sizes, rake, and
+fractional chips.
 """
 
 from __future__ import annotations
