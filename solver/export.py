@@ -176,7 +176,7 @@ def policy_strategy(game: TabularGame, document: Mapping[str, Any]) -> np.ndarra
 def _open(name: Path, path: Path, mode: str) -> Any:
     """``path`` opened as text, through gzip when ``name`` ends in ``.gz``."""
     if name.name.endswith(".gz"):
-        return gzip.open(path, mode, compresslevel=6, encoding="utf-8")  # 9 takes twice as long for 3% less
+        return gzip.open(path, mode, compresslevel=6, encoding="utf-8")  # 9: 7x the time for 5% less
     return path.open(mode[0], encoding="utf-8")
 
 

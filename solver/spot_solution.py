@@ -23,7 +23,7 @@ import numpy as np
 
 from protocol.progress import Progress
 from solver.export import export_policy, policy_strategy, read_policy
-from solver.range_notation import RangeError, format_weights, weights_from_combos
+from solver.range_notation import format_weights, weights_from_combos
 from solver.spot import SEATS, STREETS, Spot, SpotError, spot_from_mapping
 from solver.subgame.range_solver import Subgame, SubgameSolver, build_subgame
 from solver.tree import DECISION
@@ -192,6 +192,9 @@ def load_solution(path: str | Path) -> SpotSolution:
             raise SpotError(
                 f"{path} is a policy file but not a saved spot: it has no {key!r} (write one with 'solver spot --out')"
             )
+    missing = [key for key in FIGURES if key not in document["solve"]]
+    if missing:
+        raise SpotError(f"{path}: the saved solve lacks the figures {missing}")
     try:
         spot = spot_from_mapping(document["spot"])
         built = build_spot(spot)
@@ -203,7 +206,7 @@ def load_solution(path: str | Path) -> SpotSolution:
                 raise SpotError(f"the ranges have no {seat!r} combos")
             ranges[_player(spot, seat)] = subgame.from_hole_pairs(weights_from_combos(combos, f"{seat} range"))
         strategy = policy_strategy(subgame.tabular, document)
-    except (SpotError, RangeError, ValueError) as error:
+    except ValueError as error:  # SpotError, RangeError, or the policy not fitting the tree
         raise SpotError(f"{path}: {error}") from None
     return SpotSolution(spot, subgame, ranges, strategy, dict(document["solve"]), built.never_offered)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import shlex
 from pathlib import Path
@@ -176,6 +177,16 @@ def test_load_refuses_spot_flags_and_files_that_are_not_saved_spots(solved, caps
     other.write_text('{"format": "something-else"}')
     code, _, err = run(capsys, "spot", "--load", str(other))
     assert code == 2 and "is not a policy file" in err
+    document = json.loads(solved["file"].read_text())
+    del document["solve"]["seconds"]
+    other.write_text(json.dumps(document))
+    code, _, err = run(capsys, "spot", "--load", str(other))
+    assert code == 2 and "the saved solve lacks the figures ['seconds']" in err
+    document["solve"]["seconds"] = 1.0
+    document["entries"][3]["betting"] += "r999"
+    other.write_text(json.dumps(document))
+    code, _, err = run(capsys, "spot", "--load", str(other))
+    assert code == 2 and "entry 3 " in err and "is not a decision, board and hand" in err
     code, _, err = run(capsys, "spot", "--board", BOARD, "--pot", "100", "--stack", "400")
     assert code == 2 and "has no bet sizes" in err
     code, _, err = run(capsys, "spot")
