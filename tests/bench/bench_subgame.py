@@ -7,8 +7,8 @@
 
 **Spot mode** (``--spot FILE`` and/or the spot flags): one spot given in the terms the
 common range solvers use (board, pot, effective stack, bet and raise sizes in % of the
-pot per street and player, all-in threshold, accuracy, threads, max iterations; a TOML
-or JSON file, see ``tests/bench/spots/`` and :mod:`tests.solver.spot` for how each term maps
+pot per street and player, the ranges, all-in threshold, accuracy, threads, max iterations; a TOML
+or JSON file, see ``tests/bench/spots/`` and :mod:`solver.spot` for how each term maps
 onto our trees); flags override the file's values.  Prints the spot as solved (sizes
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time (the spot is built twice: the first build in a process also loads the
@@ -76,9 +76,9 @@ from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import CALL, State, initial_state, with_cards
 from solver.bets import parse_abstraction
 from solver.cfr.fullwidth import CFR_PLUS, DCFR, CFRConfig
+from solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
 from solver.subgame.range_solver import Subgame, SubgameResult, SubgameSolver, build_subgame
 from solver.tree import DECISION
-from tests.solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
 
 SPOTS = Path(__file__).resolve().parent / "spots"
 GAME = parse_gamedef(
@@ -198,7 +198,7 @@ def run_spot(spot: Spot, *, quick: bool, as_json: bool, dtype: type) -> dict:
     out = {"spot": spot.describe(), "tree": spot_tree(sg), "never_offered": missing, "build_seconds": build,
            "first_build_seconds": first,
            "threads": spot.threads, "storage": np.dtype(dtype).name, "load_before": load_before}
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot.hand_ranges(sg)
     SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype).iterate(1)  # compile / load the kernels
     if quick:
         solver = SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype)
@@ -265,7 +265,7 @@ def compare_spot(spot: Spot, what: str, reps: int) -> None:
     sg, build, _, _ = build_spot(spot)
     print(spot.describe())
     print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot.hand_ranges(sg)
     variants = COMPARISONS[what]
 
     def make(options: dict, attributes: dict) -> SubgameSolver:
@@ -310,7 +310,7 @@ def lockstep_spot(spot: Spot, what: str, iterations: int) -> None:
     sg, build, _, _ = build_spot(spot)
     print(spot.describe())
     print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot.hand_ranges(sg)
     solvers = []
     for _, options, attributes, _ in COMPARISONS[what]:
         solver = SubgameSolver(sg, ranges, **{"threads": spot.threads, **options})
@@ -417,7 +417,7 @@ def spot_case(name: str, dtype: type, cpp: float, target: float, before: tuple[f
     print(spot.describe().replace("\n", "\n    "))
     if missing:
         print(f"    never offered as a bet of their own: {', '.join(missing)}")
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot.hand_ranges(sg)
     SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype).iterate(1)  # compile / load the kernels
     label = f"{spot.street}{'' if spot.street == 'river' else '+river'} DCFR, {spot.threads} thread(s), to {spot.accuracy:g}%"
     wall, cpu, result, _ = timed_solve(sg, ranges, spot.accuracy, spot.threads, dtype=dtype, check_every=spot.check_every)
@@ -430,7 +430,7 @@ def spot_case(name: str, dtype: type, cpp: float, target: float, before: tuple[f
 
 def spot_arguments(parser: argparse.ArgumentParser) -> None:
     """The spot flags (each overrides the --spot file's key of the same meaning)."""
-    group = parser.add_argument_group("spot mode (terms as in tests.solver.spot; flags override --spot FILE)")
+    group = parser.add_argument_group("spot mode (terms as in solver.spot; flags override --spot FILE)")
     group.add_argument("--spot", type=Path, help="a spot file (.toml or .json), e.g. tests/bench/spots/river.toml")
     group.add_argument("--board", help="e.g. QsJh2h8d3c (3, 4 or 5 cards: flop, turn or river)")
     group.add_argument("--pot", type=int, help="chips in the pot (even)")
