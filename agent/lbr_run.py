@@ -51,6 +51,10 @@ class RunConfig:
     action_floor: float
     all_in: str
     solve_from: str
+    gadget: str
+    later_gadget: str | None
+    unsafe_weight: float
+    solve_iterations: int
 
 
 @dataclass
