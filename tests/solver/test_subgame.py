@@ -14,7 +14,7 @@ from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, initial_state, raise_to, with_cards
 from solver.bestresponse import exploitability
 from solver.bets import parse_abstraction
-from solver.cfr.fullwidth import DCFR, CFRSolver
+from solver.cfr.fullwidth import DCFR, CFRConfig, CFRSolver
 from solver.ranges import EVALUATE, tabular_game
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.subgame.split import frontier_tasks
@@ -92,6 +92,17 @@ def test_second_round_subgame_converges_and_strategies_are_distributions(second_
         np.testing.assert_allclose(rows.sum(axis=1), 1.0)
     # Zero-sum: the two players' root values add up to nothing.
     assert ranges[0] @ result.root_values[0] + ranges[1] @ result.root_values[1] == pytest.approx(0, abs=1e-9)
+
+
+def test_the_default_discounts_the_average_by_the_cube_and_leaves_regrets_alone(second_round):
+    sg, ranges = second_round
+    default, cubic, paper = (SubgameSolver(sg, ranges, *c) for c in ((), (CFRConfig(1.5, 0.0, 3.0),), (DCFR,)))
+    for solver in (default, cubic, paper):
+        solver.iterate(6)
+    np.testing.assert_array_equal(default.avg, cubic.avg)
+    # gamma weighs only the average: the iterates (regrets) are DCFR's to the bit.
+    np.testing.assert_array_equal(default.regret, paper.regret)
+    assert not np.array_equal(default.avg, paper.avg)
 
 
 def test_card_removal_in_two_card_hands():
