@@ -1,6 +1,7 @@
 """Subgame solving speed on heads-up no-limit hold'em public states (issue 11, item 8; issue 25).
 
     .venv/bin/python tests/bench/bench_subgame.py [--skip-turn] [--boards 50] [--dtype float64] [--turn-agent 600]
+    .venv/bin/python tests/bench/bench_subgame.py --case turn --baseline ec476c2
     .venv/bin/python tests/bench/bench_subgame.py --spot tests/bench/spots/river.toml [--threads 2] [--quick] [--json]
     .venv/bin/python tests/bench/bench_subgame.py --spot tests/bench/spots/turn.toml --compare checks --reps 3
     .venv/bin/python tests/bench/bench_subgame.py --board QsJh2h8d3c --pot 100 --stack 400 --bet-sizes ip,river,allin
@@ -14,19 +15,30 @@ that never produced a bet of their own in the tree are listed), the tree's size,
 build time (the spot is built twice: the first build in a process also loads the
 evaluator's tables and card kernels, and is printed apart), then the solve: wall and
 CPU seconds, iterations, exploitability in % of the pot, the solver's arrays and the
-process's peak memory, threads.  ``--compare checks|storage|split|threads`` solves the spot by today's path and by the new one
-alternately (``--reps`` times each) and prints both medians and their ratio: ``checks``
-a check every 10 iterations against :class:`solver.subgame.range_solver.CheckSchedule`, ``storage``
+process's peak memory, threads.  ``--compare checks|storage|split|threads|dcfr`` solves
+the spot by today's path and by the new one alternately (``--reps`` times each) and
+prints both medians and their ratio: ``checks`` a check every 10 iterations against
+:class:`solver.subgame.range_solver.CheckSchedule`, ``storage``
 float64 against float32 regrets and sums, ``split`` the static split of the parts
 below the first chance nodes over the threads against the atomic-counter one,
-``threads`` one thread against the spot's (the second core's gain).  With
+``threads`` one thread against the spot's (the second core's gain), ``dcfr`` the DCFR
+paper's average discount (gamma 2) against the solver's default (gamma 3).  With
 ``--lockstep N`` (split, threads: the same iterates) the two run side by side, one
 iteration each in turn, for N iterations.  ``--quick`` caps
 the solve at a few iterations and prints the exploitability after 10, 20 and 40 (what
 ``tests/solver/test_spot.py`` runs); ``--json`` prints one JSON object instead.
 
-**Default mode** (no spot given).  Cases (times exclude building the subgame, printed
-separately; kernels are compiled and cached by a warm-up solve first):
+**Baseline** (``--baseline COMMIT``, default :data:`BASELINE_COMMIT`, today's solver before
+issue 25's speed work; ``none`` skips it): each case of the default mode, and the spot
+of spot mode, is solved again on the code of COMMIT, and both figures and the ratio are
+printed.  The commit is checked out once as a git worktree under ``$ACPC_CACHE_DIR``
+(``tests/bench/frozen.py``) and measured by this same script in a subprocess that
+imports that checkout's solver (``repo_root.py``'s ``ACPC_BENCH_CODE``), one run after
+the other, never at the same time; each solver runs its own default configuration.
+
+**Default mode** (no spot given; ``--case river|turn|agent`` runs one case).  Cases
+(times exclude building the subgame, printed separately; kernels are compiled and
+cached by a warm-up solve first):
 
 1. river, ``tests/bench/spots/river.toml``: board Qs Jh 2h 8d 3c, pot 100, 400 behind,
    full ranges, bets 67/100/150% + all-in, raises 50/100% + all-in, a bet or raise
@@ -128,10 +140,12 @@ def checked_to(game: GameDef, round_: int, board: tuple[int, ...]) -> State:
 
 
 def timed_solve(
-    sg: Subgame, ranges: np.ndarray, target: float, threads: int, config: CFRConfig = DCFR, dtype: type = np.float32,
-    **solve_options,
+    sg: Subgame, ranges: np.ndarray, target: float, threads: int, config: CFRConfig | None = None,
+    dtype: type = np.float32, **solve_options,
 ) -> tuple[float, float, SubgameResult, SubgameSolver]:
-    solver = SubgameSolver(sg, ranges, config, threads=threads, dtype=dtype)
+    """One solve, timed: wall and CPU seconds, the result, the solver (``config``: the
+    solver's default unless given, so that a baseline run measures its own default)."""
+    solver = SubgameSolver(sg, ranges, *(() if config is None else (config,)), threads=threads, dtype=dtype)
     wall, cpu = time.perf_counter(), time.process_time()
     result = solver.solve(target, **solve_options)
     return time.perf_counter() - wall, time.process_time() - cpu, result, solver
@@ -268,6 +282,7 @@ COMPARISONS = {
         ("static split", {}, {"dynamic_split": False}, {}), ("atomic-counter split", {}, {"dynamic_split": True}, {}),
     ),
     "threads": (("1 thread", {"threads": 1}, {}, {}), ("the spot's threads", {}, {}, {})),
+    "dcfr": (("DCFR(1.5, 0, 2), the paper's", {"config": DCFR}, {}, {}), ("SUBGAME_DCFR, the default", {}, {}, {})),
 }
 
 
