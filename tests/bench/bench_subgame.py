@@ -151,6 +151,13 @@ def timed_solve(
     return time.perf_counter() - wall, time.process_time() - cpu, result, solver
 
 
+def warm_up(sg: Subgame, ranges: np.ndarray, threads: int, dtype: type) -> None:
+    """Compile or load every kernel a timed solve calls (an iteration, a check, the
+    evaluation and the average strategy): loading one from numba's cache the first time
+    a process calls it takes milliseconds, which a river solve would count."""
+    SubgameSolver(sg, ranges, threads=threads, dtype=dtype).solve(100.0, max_iterations=1)
+
+
 def report(
     name: str, sg: Subgame, build: float, wall: float, cpu: float, result, cpp: float | None, target: float | None,
     before: tuple[float, float] | None = None,
@@ -222,7 +229,7 @@ def run_spot(
            "first_build_seconds": first,
            "threads": spot.threads, "storage": np.dtype(dtype).name, "load_before": load_before}
     ranges = np.ones((2, sg.n_hands))
-    SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype).iterate(1)  # compile / load the kernels
+    warm_up(sg, ranges, spot.threads, dtype)
     if quick:
         solver = SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype)
         curve = []
@@ -303,7 +310,7 @@ def compare_spot(spot: Spot, what: str, reps: int) -> None:
         return solver
 
     for _, options, attributes, _ in variants:
-        make(options, attributes).iterate(1)  # compile / load the kernels
+        make(options, attributes).solve(spot.accuracy, max_iterations=1)  # compile / load the kernels
     figures: list[list[tuple[float, float, SubgameResult]]] = [[], []]
     for _ in range(reps):
         for i, (_, options, attributes, solve_options) in enumerate(variants):
@@ -457,7 +464,7 @@ def spot_case(
     load_before = os.getloadavg()
     sg, build, _, missing = build_spot(spot)
     ranges = np.ones((2, sg.n_hands))
-    SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype).iterate(1)  # compile / load the kernels
+    warm_up(sg, ranges, spot.threads, dtype)
     wall, cpu, result, _ = timed_solve(sg, ranges, spot.accuracy, spot.threads, dtype=dtype, check_every=spot.check_every)
     out = {
         "case": name, "seconds_wall": wall, "seconds_cpu": cpu, "iterations": result.iterations,
