@@ -43,12 +43,18 @@ VARIANTS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spot", default="turn.toml")
-    parser.add_argument("--every", type=int, default=10)
-    parser.add_argument("--last", type=int, default=120)
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    """Each variant's exploitability curve on one spot, one line per variant."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spot", default="turn.toml", help="a file of tests/bench/spots (default turn.toml)")
+    parser.add_argument("--every", type=int, default=10, help="iterations between measurements (default 10)")
+    parser.add_argument("--last", type=int, default=120, help="iterations of each variant (default 120)")
+    parser.add_argument(
+        "--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)} (default: all)"
+    )
     args = parser.parse_args()
+    unknown = [name for name in args.variants.split(",") if name not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant {unknown[0]!r}; the variants are {', '.join(VARIANTS)}")
     spot = load_spot(SPOTS / args.spot)
     sg = build_spot(spot)[0]
     ranges = np.ones((2, sg.n_hands))

@@ -302,8 +302,8 @@ class SubgameResult(NamedTuple):
 #: ((t - 1) / t)^3 rather than the DCFR paper's ^2, so that the early, poor iterates fade
 #: faster.  Measured on the bench's spots (docs/investigations/dcfr_variants.py,
 #: docs/results/2026-11-27-solver-speed.md): to the same exploitability the turn spot
-#: needs about 9% fewer iterations (0.5%: 91 against 99), the river spot 3% (0.1%: 183
-#: against 189) and agent-sized river solves 6% (to 1%, 30 random boards and ranges).
+#: needs about 8% fewer iterations (0.5%: 92 against 100), the river spot 3% (0.1%: 183
+#: against 188) and agent-sized river solves 6% (to 1%, 30 random boards and ranges).
 SUBGAME_DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=3.0)
 
 
