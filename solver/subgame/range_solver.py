@@ -337,8 +337,9 @@ class SubgameSolver:
             raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
         if np.dtype(dtype) not in (np.float32, np.float64):
             raise SubgameError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
-        # Regrets and sums in dtype, plus a normalized float64 strategy when one is asked for.
-        needed = (2 * np.dtype(dtype).itemsize + 8) * subgame.tabular.layout.size
+        # Regrets and sums in dtype, the current strategy kept in float64, plus a normalized
+        # float64 strategy when one is asked for.
+        needed = (2 * np.dtype(dtype).itemsize + 16) * subgame.tabular.layout.size
         if needed > max_bytes:
             raise SubgameError(
                 f"the subgame needs {needed / 1e9:.1f} GB of strategy arrays (limit {max_bytes / 1e9:.1f} GB): "
@@ -351,6 +352,9 @@ class SubgameSolver:
         size = subgame.tabular.layout.size
         self.regret = np.zeros(size, dtype)
         self.avg = np.zeros(size, dtype)
+        #: The current strategy, regret matching of ``regret`` kept by the updates
+        #: (:func:`solver.ranges.walk`'s ``kept``); uniform while the regrets are 0.
+        self.kept = subgame.tabular.uniform_strategy()
         self.iterations = 0
         #: With threads > 1: hand the parts below the frontier out by an atomic counter
         #: (True) or split them statically as before (False, kept for comparisons); the
@@ -362,8 +366,9 @@ class SubgameSolver:
     def _values(self, trav: int, mode: int, reach: np.ndarray, strategy: np.ndarray, d=(1.0, 1.0, 1.0)) -> np.ndarray:
         numba.set_num_threads(self.threads)
         sg = self.subgame
+        kept = self.kept if mode == UPDATE else np.zeros(0)
         return split_values(
-            trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, *d,
+            trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, kept, *d,
             parallel=self.threads > 1, dynamic=self.dynamic_split,
         )
 
@@ -409,7 +414,7 @@ class SubgameSolver:
     def memory_bytes(self) -> int:
         """Bytes of the solver's arrays and the subgame's card and tree arrays."""
         sg = self.subgame
-        arrays = [a for a in (self.regret, self.avg, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
+        arrays = [a for a in (self.regret, self.avg, self.kept, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
         # The average strategy is normalized into a float64 array when the solve returns.
         return int(sum(a.nbytes for a in arrays) + 8 * self.avg.size)
 
@@ -529,7 +534,8 @@ class SubgameSolver:
         n_h = sg.n_hands
         return walk(
             np.int64(node), b, np.int64(player), reach[player], reach[1 - player], np.int64(mode), sg.arrays, sg.cards,
-            self.regret, self.avg, self.avg, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+            self.regret, self.avg, self.avg, np.zeros(0), 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)),
+            np.zeros((0, n_h)),
         )
 
 

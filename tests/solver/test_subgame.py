@@ -138,6 +138,23 @@ def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
     assert two.exploitability() == one.exploitability()
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_kept_strategy_is_regret_matching_and_changes_no_iterate(dtype, threads):
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
+    ranges = np.random.default_rng(6).uniform(0, 1, (2, sg.n_hands))
+    kept, matched = (SubgameSolver(sg, ranges, threads=threads, dtype=dtype) for _ in range(2))
+    matched.kept = np.zeros(0)  # regret matching at every visit, as before the kept strategy
+    np.testing.assert_array_equal(kept.kept, sg.tabular.uniform_strategy())
+    for _ in range(7):
+        kept.iterate(1)
+        matched.iterate(1)
+        np.testing.assert_array_equal(kept.kept, kept.current_strategy())
+    np.testing.assert_array_equal(kept.regret, matched.regret)
+    np.testing.assert_array_equal(kept.avg, matched.avg)
+    assert kept.memory_bytes() == matched.memory_bytes() + kept.kept.nbytes
+
+
 def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
     first, order = frontier_tasks(sg.arrays, sg.cards)
