@@ -324,6 +324,12 @@ class SubgameSolver:
             or the subgame needs more than ``max_bytes``.
     """
 
+    #: The current strategy is kept between traversals (float64, 8 bytes an entry) up to
+    #: this size: it saves about 7% of an iteration on river subgames, but only about 4%
+    #: on the bench's turn spot, where it would add 72 MB to 144 MB (measured 2026-11-27,
+    #: docs/results/2026-11-27-solver-speed.md).
+    KEPT_BYTES = 32e6
+
     def __init__(
         self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = SUBGAME_DCFR, *, threads: int = 1,
         max_bytes: float = 8e9, dtype: type = np.float32,
@@ -337,9 +343,11 @@ class SubgameSolver:
             raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
         if np.dtype(dtype) not in (np.float32, np.float64):
             raise SubgameError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
-        # Regrets and sums in dtype, the current strategy kept in float64, plus a normalized
-        # float64 strategy when one is asked for.
-        needed = (2 * np.dtype(dtype).itemsize + 16) * subgame.tabular.layout.size
+        size = subgame.tabular.layout.size
+        keep = 8 * size <= self.KEPT_BYTES
+        # Regrets and sums in dtype, the kept strategy in float64, plus a normalized float64
+        # strategy when one is asked for.
+        needed = (2 * np.dtype(dtype).itemsize + 8 * keep + 8) * size
         if needed > max_bytes:
             raise SubgameError(
                 f"the subgame needs {needed / 1e9:.1f} GB of strategy arrays (limit {max_bytes / 1e9:.1f} GB): "
@@ -349,12 +357,12 @@ class SubgameSolver:
         self.ranges = ranges  # hands exclude the known board's cards, so no hand is blocked at the root
         self.config = CFRConfig(*(float(x) for x in config))
         self.threads = threads
-        size = subgame.tabular.layout.size
         self.regret = np.zeros(size, dtype)
         self.avg = np.zeros(size, dtype)
         #: The current strategy, regret matching of ``regret`` kept by the updates
-        #: (:func:`solver.ranges.walk`'s ``kept``); uniform while the regrets are 0.
-        self.kept = subgame.tabular.uniform_strategy()
+        #: (:func:`solver.ranges.walk`'s ``kept``; uniform while the regrets are 0), or
+        #: empty (regret matching at every visit) above ``KEPT_BYTES``.
+        self.kept = subgame.tabular.uniform_strategy() if keep else np.zeros(0)
         self.iterations = 0
         #: With threads > 1: hand the parts below the frontier out by an atomic counter
         #: (True) or split them statically as before (False, kept for comparisons); the

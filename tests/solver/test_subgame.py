@@ -140,11 +140,13 @@ def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_the_kept_strategy_is_regret_matching_and_changes_no_iterate(dtype, threads):
+def test_the_kept_strategy_is_regret_matching_and_changes_no_iterate(dtype, threads, monkeypatch):
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
     ranges = np.random.default_rng(6).uniform(0, 1, (2, sg.n_hands))
-    kept, matched = (SubgameSolver(sg, ranges, threads=threads, dtype=dtype) for _ in range(2))
-    matched.kept = np.zeros(0)  # regret matching at every visit, as before the kept strategy
+    kept = SubgameSolver(sg, ranges, threads=threads, dtype=dtype)
+    monkeypatch.setattr(SubgameSolver, "KEPT_BYTES", 8 * sg.tabular.layout.size - 1)  # one byte too few
+    matched = SubgameSolver(sg, ranges, threads=threads, dtype=dtype)  # regret matching at every visit
+    assert kept.kept.size == sg.tabular.layout.size and matched.kept.size == 0
     np.testing.assert_array_equal(kept.kept, sg.tabular.uniform_strategy())
     for _ in range(7):
         kept.iterate(1)
