@@ -213,6 +213,8 @@ def regret_match(regret: np.ndarray, base: int, n_rows: int, n_actions: int, out
         for a in range(n_actions):
             total += max(regret[row + a], 0.0)
         if total > 0:
+            # Branch-free positive parts (signs are unpredictable); a division, not a
+            # multiplication by 1 / total, keeps a lone positive regret's probability exactly 1.
             for a in range(n_actions):
                 out[h, a] = max(regret[row + a], 0.0) / total
         else:
