@@ -8,8 +8,8 @@
 
 **Spot mode** (``--spot FILE`` and/or the spot flags): one spot given in the terms the
 common range solvers use (board, pot, effective stack, bet and raise sizes in % of the
-pot per street and player, all-in threshold, accuracy, threads, max iterations; a TOML
-or JSON file, see ``tests/bench/spots/`` and :mod:`tests.solver.spot` for how each term maps
+pot per street and player, the ranges, all-in threshold, accuracy, threads, max iterations; a TOML
+or JSON file, see ``tests/bench/spots/`` and :mod:`solver.spot` for how each term maps
 onto our trees); flags override the file's values.  Prints the spot as solved (sizes
 that never produced a bet of their own in the tree are listed), the tree's size, the
 build time (the spot is built twice: the first build in a process also loads the
@@ -92,7 +92,11 @@ from solver.bets import parse_abstraction
 from solver.cfr.fullwidth import CFR_PLUS, DCFR, CFRConfig
 from solver.subgame.range_solver import Subgame, SubgameResult, SubgameSolver, build_subgame
 from solver.tree import DECISION
-from tests.solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
+
+try:
+    from solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
+except ModuleNotFoundError:  # a --baseline commit from before solver.spot (ec476c2) keeps it in the tests
+    from tests.solver.spot import STREETS, Spot, SpotError, apply_size_flags, load_spot, read_spot_file, spot_from_mapping
 
 SPOTS = Path(__file__).resolve().parent / "spots"
 GAME = parse_gamedef(
@@ -149,6 +153,14 @@ def timed_solve(
     wall, cpu = time.perf_counter(), time.process_time()
     result = solver.solve(target, **solve_options)
     return time.perf_counter() - wall, time.process_time() - cpu, result, solver
+
+
+def spot_ranges(spot: Spot, sg: Subgame) -> np.ndarray:
+    """The spot's ranges over the subgame's hands (full ranges for a --baseline commit
+    whose spots had no ranges yet)."""
+    if hasattr(spot, "hand_ranges"):
+        return spot.hand_ranges(sg)
+    return np.ones((2, sg.n_hands))
 
 
 def warm_up(sg: Subgame, ranges: np.ndarray, threads: int, dtype: type) -> None:
@@ -228,7 +240,7 @@ def run_spot(
     out = {"spot": spot.describe(), "tree": spot_tree(sg), "never_offered": missing, "build_seconds": build,
            "first_build_seconds": first,
            "threads": spot.threads, "storage": np.dtype(dtype).name, "load_before": load_before}
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot_ranges(spot, sg)
     warm_up(sg, ranges, spot.threads, dtype)
     if quick:
         solver = SubgameSolver(sg, ranges, threads=spot.threads, dtype=dtype)
@@ -300,7 +312,7 @@ def compare_spot(spot: Spot, what: str, reps: int) -> None:
     sg, build, _, _ = build_spot(spot)
     print(spot.describe())
     print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot_ranges(spot, sg)
     variants = COMPARISONS[what]
 
     def make(options: dict, attributes: dict) -> SubgameSolver:
@@ -345,7 +357,7 @@ def lockstep_spot(spot: Spot, what: str, iterations: int) -> None:
     sg, build, _, _ = build_spot(spot)
     print(spot.describe())
     print(f"tree: {sg.size()[0]:,} nodes, {sg.size()[1]:,} infoset rows | build {build:.3f} s")
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot_ranges(spot, sg)
     solvers = []
     for _, options, attributes, _ in COMPARISONS[what]:
         solver = SubgameSolver(sg, ranges, **{"threads": spot.threads, **options})
@@ -463,7 +475,7 @@ def spot_case(
     spot = load_spot(SPOTS / name)
     load_before = os.getloadavg()
     sg, build, _, missing = build_spot(spot)
-    ranges = np.ones((2, sg.n_hands))
+    ranges = spot_ranges(spot, sg)
     warm_up(sg, ranges, spot.threads, dtype)
     wall, cpu, result, _ = timed_solve(sg, ranges, spot.accuracy, spot.threads, dtype=dtype, check_every=spot.check_every)
     out = {
@@ -541,7 +553,7 @@ def print_ratio(commit: str, ours: dict, theirs: dict) -> None:
 
 def spot_arguments(parser: argparse.ArgumentParser) -> None:
     """The spot flags (each overrides the --spot file's key of the same meaning)."""
-    group = parser.add_argument_group("spot mode (terms as in tests.solver.spot; flags override --spot FILE)")
+    group = parser.add_argument_group("spot mode (terms as in solver.spot; flags override --spot FILE)")
     group.add_argument("--spot", type=Path, help="a spot file (.toml or .json), e.g. tests/bench/spots/river.toml")
     group.add_argument("--board", help="e.g. QsJh2h8d3c (3, 4 or 5 cards: flop, turn or river)")
     group.add_argument("--pot", type=int, help="chips in the pot (even)")

@@ -16,10 +16,10 @@ from solver.bestresponse import exploitability
 from solver.bets import parse_abstraction
 from solver.cfr.fullwidth import DCFR, CFRConfig, CFRSolver
 from solver.ranges import EVALUATE, tabular_game
+from solver.spot import load_spot
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.subgame.split import frontier_tasks
 from solver.tree import DECISION
-from tests.solver.spot import load_spot
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
 ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")
