@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
 from bench_subgame import SPOTS, build_spot
 
 from solver.cfr.fullwidth import CFRConfig
+from solver.spot import load_spot
 from solver.subgame.range_solver import SubgameSolver
-from tests.solver.spot import load_spot
 
 #: DCFR(alpha, beta, gamma), with or without the average reset (g: gamma, a: alpha, floor: beta -inf).
 VARIANTS = {
