@@ -68,30 +68,29 @@ def ochs_bucket(ochs: np.ndarray, centers: np.ndarray) -> int:
     return best_k
 
 
-@njit(cache=True)
-def hand_ochs(
-    ranks: np.ndarray, pair_cluster: np.ndarray, a: int, b: int, wins: np.ndarray, count: np.ndarray, out: np.ndarray
-) -> None:
-    """OCHS of hole cards ``a, b`` given ``ranks`` (int32 (1326,) from ``range_ranks`` on
-    the board, 0 where the board blocks a pair) into ``out`` (float64 (C,)).
+@njit(cache=True, nogil=True)
+def hand_ochs(ranks: np.ndarray, pair_mask: np.ndarray, starts: np.ndarray, mine: int, mask: int, out: np.ndarray) -> None:
+    """OCHS of one hand into ``out`` (float64 (C,)).
 
     Equity against cluster c: (wins + ties / 2) / opponents over the cluster's pairs
-    that share no card with the board or the hand; 0.5 if there is none.  ``wins``
-    (twice the wins plus the ties) and ``count``, int64 (C,), are scratch.
+    that share no card with the board or the hand; 0.5 if there is none.
+
+    Args:
+        ranks: int32 (1326,), the opponent pairs' ranks on the board (0: blocked by it)
+            in cluster order: cluster c's pairs are ``starts[c]:starts[c + 1]``.
+        pair_mask: int64 (1326,), the card bits of each of those pairs.
+        mine, mask: the hand's rank and card bits.
     """
-    mine = ranks[pair_index(a, b)]
-    mask = (np.int64(1) << a) | (np.int64(1) << b)
-    wins[:] = 0
-    count[:] = 0
-    for p in range(NUM_HOLE_PAIRS):
-        r = ranks[p]
-        if r == 0 or (mask >> HOLE_PAIRS[p, 0]) & 1 or (mask >> HOLE_PAIRS[p, 1]) & 1:
-            continue
-        c = pair_cluster[p]
-        count[c] += 1
-        wins[c] += (r < mine) * 2 + (r == mine)
     for c in range(out.shape[0]):
-        out[c] = wins[c] / (2.0 * count[c]) if count[c] else NO_OPPONENT
+        # Branch-free over a contiguous run: win/tie tests are coin flips to a predictor.
+        count = 0
+        twice_wins = 0
+        for j in range(starts[c], starts[c + 1]):
+            r = ranks[j]
+            ok = (r != 0) & ((pair_mask[j] & mask) == 0)
+            count += ok
+            twice_wins += ok * ((r < mine) * 2 + (r == mine))
+        out[c] = twice_wins / (2.0 * count) if count else NO_OPPONENT
 
 
 @njit(cache=True, nogil=True)
@@ -112,12 +111,22 @@ def river_buckets(
         out: int64 (N, M), written.
     """
     n_clusters = centers.shape[1]
+    order = np.argsort(pair_cluster, kind="mergesort")
+    starts = np.zeros(n_clusters + 1, np.int64)
+    pair_mask = np.empty(NUM_HOLE_PAIRS, np.int64)
+    for j in range(NUM_HOLE_PAIRS):
+        p = order[j]
+        starts[pair_cluster[p] + 1] += 1
+        pair_mask[j] = (np.int64(1) << HOLE_PAIRS[p, 0]) | (np.int64(1) << HOLE_PAIRS[p, 1])
+    for c in range(n_clusters):
+        starts[c + 1] += starts[c]
     ranks = np.empty(NUM_HOLE_PAIRS, np.int32)
-    wins = np.empty(n_clusters, np.int64)
-    count = np.empty(n_clusters, np.int64)
+    grouped = np.empty(NUM_HOLE_PAIRS, np.int32)
     ochs = np.empty(n_clusters, np.float64)
     for i in range(boards.shape[0]):
         range_ranks(t, boards[i], 5, ranks)
+        for j in range(NUM_HOLE_PAIRS):
+            grouped[j] = ranks[order[j]]
         used = np.int64(0)
         for j in range(5):
             used |= np.int64(1) << boards[i, j]
@@ -126,7 +135,8 @@ def river_buckets(
             if a < 0 or b < 0 or a == b or (used >> a) & 1 or (used >> b) & 1:
                 out[i, m] = -1
                 continue
-            hand_ochs(ranks, pair_cluster, a, b, wins, count, ochs)
+            mask = (np.int64(1) << a) | (np.int64(1) << b)
+            hand_ochs(grouped, pair_mask, starts, ranks[pair_index(a, b)], mask, ochs)
             out[i, m] = ochs_bucket(ochs, centers)
 
 
