@@ -161,18 +161,19 @@ class _StopSignal:
 @dataclass(frozen=True)
 class WorkerSpec:
     """What a block worker builds its solver from, shipped to it once per run: the card
-    maps (15 MB for the blueprint preset) and the betting tree's arrays (8 MB for the
-    default actions), so a worker reads no file of the run."""
+    maps (15 MB for the blueprint preset; with a potential-aware abstraction also the
+    river centers, 1 KB) and the betting tree's arrays (8 MB for the default actions),
+    so a worker reads no file of the run."""
 
     game: GameDef
     actions: str
     tree: dict[str, np.ndarray]
     maps: tuple[np.ndarray, np.ndarray, np.ndarray]
     n_river: int
-    river: RiverOCHS | None
     cards: str
     schedule: MCCFRConfig
     seed: int
+    river: RiverOCHS | None = None  # the OCHS river of a potential-aware abstraction
 
 
 def build_block_worker(spec: WorkerSpec) -> BlockWorker:
@@ -213,7 +214,7 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         solver: MCCFRSolver
         if config.distributed:
             spec = WorkerSpec(game, config.actions, tree_arrays(tree), tuple(np.array(m) for m in cards.maps),
-                              cards.n_buckets[3], cards.river, config.cards, schedule, config.seed)  # type: ignore[arg-type]
+                              cards.n_buckets[3], config.cards, schedule, config.seed, cards.river)  # type: ignore[arg-type]
             factory = partial(build_block_worker, spec)
             workers = config.workers or 1
             pool: BlockPool = RayBlockPool(factory, workers, ray) if ray is not None else LocalBlockPool(factory, workers)

@@ -3,6 +3,7 @@ reproducible from its seed, and a blueprint trains on it, saves and loads."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -70,3 +71,15 @@ def test_centers_are_reproducible_from_the_seed(trained, tmp_path):
 def test_the_equity_builder_refuses_a_potential_configuration(tmp_path):
     with pytest.raises(AbstractionError, match="potential-aware"):
         build_abstraction(GAME, tmp_path, QUICK, show_progress=False)
+
+
+def test_worker_processes_train_on_the_potential_river(trained, tmp_path):
+    """--workers ships the river centers to the worker processes, and the artifact keeps them."""
+    shutil.copytree(trained / "cards", tmp_path / "cards")
+    args = ["blueprint", "--game", "holdem.nolimit.2p", "--cards", "potential-quick", "--quiet", "--iterations", "512"]
+    assert main([*args, "--block", "256", "--workers", "1", "--out", str(tmp_path)]) == 0
+    regret = load_artifact(tmp_path / "checkpoint.mccfr", "mccfr-checkpoint").arrays["regret"]
+    assert np.count_nonzero(regret) > 0
+    bp = Blueprint.load(tmp_path / "blueprint.art")
+    assert bp.params["workers"] == 1 and bp.cards.river is not None
+    np.testing.assert_array_equal(bp.cards.river.centers, load_river(trained / "cards", GAME).centers)
