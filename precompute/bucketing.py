@@ -7,6 +7,9 @@
 * river: k-means (L2) on opponent-cluster hand strength: equity against each of a
   few clusters of preflop hands (k-means on the preflop histograms).
 
+The potential-aware variant (flop and turn over the next round's buckets, OCHS river
+buckets on the fly) builds on this module: :mod:`precompute.potential`.
+
 Per postflop round, the centers are trained on the hands of a seeded sample of
 boards (drawn in proportion to how often each canonical board is dealt), then a
 pass over every canonical board gives each of its hands the nearest center.  Both
@@ -92,6 +95,9 @@ class AbstractionConfig:
             raise AbstractionError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {self.clustering!r}")
         if self.clustering == "potential" and self.river_map:
             raise AbstractionError("the potential-aware abstraction computes river buckets on the fly (river_map=False)")
+        if self.clustering == "potential" and any(0 < n < 3 for n in (self.flop_runouts, self.turn_runouts)):
+            # A hand holding two of the sampled cards keeps fewer; it must keep at least one.
+            raise AbstractionError("a potential-aware build samples 0 (all) or at least 3 next-round cards per board")
         if len(self.buckets) != 4:
             raise AbstractionError(f"need 4 bucket counts (preflop, flop, turn, river), got {len(self.buckets)}")
         if not 1 <= self.buckets[0] <= 169:

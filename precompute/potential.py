@@ -223,22 +223,21 @@ def build_card_abstraction(
         path, params = paths[round_], round_params(config, round_)
         if path.exists():
             try:
-                art = load_artifact(path, KIND, game=game, params=params)
+                arrays = load_artifact(path, KIND, game=game, params=params).arrays
             except ArtifactError as exc:
                 raise AbstractionError(f"{exc} (or delete {out_dir} to start over)") from None
-            turn_map, ground = art.arrays["buckets"], center_ground(art.arrays["centers"], art.arrays["ground"])
-            embed = art.arrays["centers"].astype(np.float64) @ embed
             log.info("round_done_already", round=ROUND_NAMES[round_], path=str(path))
-            continue
-        features = NextRoundFeatures(round_, config, river, turn_map, ground, embed)
-        arrays = build_round(features, game, out_dir, params, show_progress, budget)
-        if arrays is None:
-            return paths
-        arrays["ground"] = ground
-        save_artifact(path, KIND, arrays, game=game, params=params)
-        log.info("round_written", round=ROUND_NAMES[round_], path=str(path))
-        turn_map, ground = arrays["buckets"], center_ground(arrays["centers"], ground)
-        embed = arrays["centers"].astype(np.float64) @ embed
+        else:
+            features = NextRoundFeatures(round_, config, river, turn_map, ground, embed)
+            built = build_round(features, game, out_dir, params, show_progress, budget)
+            if built is None:
+                return paths
+            arrays = {**built, "ground": ground}
+            save_artifact(path, KIND, arrays, game=game, params=params)
+            log.info("round_written", round=ROUND_NAMES[round_], path=str(path))
+        if round_ == 2:  # the flop's bins are the turn's buckets
+            turn_map, ground = arrays["buckets"], center_ground(arrays["centers"], ground)
+            embed = np.asarray(arrays["centers"], np.float64) @ embed
     checkpoints = out_dir / "checkpoints"
     if checkpoints.is_dir() and not any(checkpoints.iterdir()):
         checkpoints.rmdir()
