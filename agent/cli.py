@@ -8,10 +8,14 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from protocol.arguments import add_command, command_line, port, run_command
 from protocol.errors import GameDefError
 from protocol.gamedef import load_game
+
+if TYPE_CHECKING:
+    from agent.solving import SolveSettings
 
 #: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
 #: solver.subgame.alternatives.SAFE_GADGETS and agent.strategist.ALL_IN_RULES, copied so that --help loads
@@ -78,6 +82,7 @@ def configure_logging(verbose: bool) -> None:
 LBR_EPILOG = """examples:
   agent lbr --setting fc --hands 3000 --out runs/lbr-fc
   agent lbr --setting fcpa --hands 3000 --out runs/lbr-fcpa --target 0.5
+  agent lbr --setting fcpa --hands 3000 --solve-from turn --out runs/lbr-fcpa-turn
   agent lbr --setting fc --hands 200 --blueprint-only --out runs/lbr-fc-bp
   agent lbr --quick --blueprint-only
 
@@ -98,6 +103,26 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--action-floor", type=_fraction, default=ACTION_FLOOR,
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
+    p.add_argument(
+        "--solve-from", choices=("river", "turn"), default="river",
+        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
+    )  # fmt: skip
+    p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
+                   help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
+    p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
+                   help=f"the root gadget of a hand's first safe solve (default {SAFE_GADGETS[0]})")
+    p.add_argument("--later-gadget", choices=SAFE_GADGETS, default=None,
+                   help="the root gadget of the hand's later solves (a new round, or an opponent bet off the last "
+                        "solve's tree), whose alternatives are the last solve's estimates (default: --gadget)")
+    p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS,
+                   help=f"a safe solve stops after this many iterations or at its deadline (default {SAFE_ITERATIONS})")
+
+
+def _solve_settings(args: argparse.Namespace) -> SolveSettings:
+    """The safe solves' settings from the options (ValueError naming a bad one)."""
+    from agent.solving import SolveSettings
+
+    return SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget).validated()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,16 +131,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("host", help="dealer host")
     p.add_argument("port", type=port, help="this seat's port (1-65535)")
     _add_strategist_options(p)
-    p.add_argument(
-        "--solve-from", choices=("river", "turn"), default="river",
-        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
-    )  # fmt: skip
-    p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
-                   help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
-    p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
-                   help=f"the root gadget of every safe solve (default {SAFE_GADGETS[0]})")
-    p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS,
-                   help=f"a safe solve stops after this many iterations or at its deadline (default {SAFE_ITERATIONS})")
     p.add_argument("--time-budget", type=float, default=7.0, help="the dealer's average seconds per hand (default 7)")
     p.add_argument("--action-limit", type=float, default=60.0, help="the dealer's seconds per action (default 60)")
     p.add_argument("--target", type=float, default=None, help="average seconds per hand to aim at (default budget / 4)")
@@ -143,7 +158,6 @@ def build_parser() -> argparse.ArgumentParser:
 def connect(args: argparse.Namespace) -> int:
     from agent.loop import play
     from agent.player import Agent
-    from agent.solving import SolveSettings
     from agent.strategist import StrategistError, build_strategist
     from agent.timing import TimeLimits, TimeManager
     from protocol.client import Connection
@@ -159,7 +173,7 @@ def connect(args: argparse.Namespace) -> int:
         strategist = build_strategist(
             game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed, solve_from=args.solve_from,
             action_floor=args.action_floor,
-            solve=SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations).validated(), all_in=args.all_in,
+            solve=_solve_settings(args), all_in=args.all_in,
         )
     except (ValueError, StrategistError) as exc:
         print(f"agent connect: {exc}", file=sys.stderr)
@@ -210,13 +224,15 @@ def lbr(args: argparse.Namespace) -> int:
         return 2
     game = load_game(args.game)
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
-                       args.time_budget, args.target, samples)  # fmt: skip
+                       args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from,
+                       args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
         records = load_records(args.out, config) if args.out is not None else []
         strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
-                                      action_floor=args.action_floor, all_in=args.all_in)
+                                      solve_from=args.solve_from, action_floor=args.action_floor, all_in=args.all_in,
+                                      solve=_solve_settings(args))
     except (ValueError, StrategistError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2

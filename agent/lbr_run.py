@@ -48,6 +48,13 @@ class RunConfig:
     time_budget: float
     target: float | None
     equity_samples: int
+    action_floor: float
+    all_in: str
+    solve_from: str
+    gadget: str
+    later_gadget: str | None
+    unsafe_weight: float
+    solve_iterations: int
 
 
 @dataclass

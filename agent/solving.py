@@ -67,22 +67,36 @@ SIZE_JITTER = 0.08
 
 @dataclass(frozen=True)
 class SolveSettings:
-    """How the agent's safe solves are run (``agent connect --gadget/--unsafe-weight/--solve-iterations``).
+    """How the agent's safe solves are run (``agent connect --gadget/--later-gadget/--unsafe-weight/--solve-iterations``).
 
     Attributes:
-        gadget: the root gadget of every safe solve, one of :data:`solver.subgame.alternatives.SAFE_GADGETS`.
+        gadget: the root gadget of a hand's first safe solve (alternatives from the
+            blueprint), one of :data:`solver.subgame.alternatives.SAFE_GADGETS`.
         unsafe_weight: weight of the modelled range beside the margins (``maxmargin-unsafe``).
         iterations: a safe solve stops after this many iterations (or at its deadline).
+        later_gadget: the root gadget of the hand's later solves (alternatives estimated
+            from the last solve: a new round, or an opponent bet off the last solve's
+            tree); None: ``gadget``.  Kept apart because a later solve's alternatives
+            are only as good as the last solve's convergence: Maxmargin, which serves the
+            worst hand's margin first, can fold the near-nuts to keep an unbeatable
+            hand's margin (docs/results/2026-11-27-forensics.md).
     """
 
     gadget: str = GADGET_KERNEL
     unsafe_weight: float = UNSAFE_WEIGHT
     iterations: int = SAFE_ITERATIONS
+    later_gadget: str | None = None
+
+    @property
+    def later(self) -> str:
+        """The root gadget of a hand's later solves."""
+        return self.gadget if self.later_gadget is None else self.later_gadget
 
     def validated(self) -> SolveSettings:
         """Itself, or ValueError naming the setting that is wrong."""
-        if self.gadget not in SAFE_GADGETS:
-            raise ValueError(f"unknown gadget {self.gadget!r} (expected one of {', '.join(SAFE_GADGETS)})")
+        for name, value in (("gadget", self.gadget), ("later gadget", self.later)):
+            if value not in SAFE_GADGETS:
+                raise ValueError(f"unknown {name} {value!r} (expected one of {', '.join(SAFE_GADGETS)})")
         if not self.unsafe_weight >= 0:
             raise ValueError(f"the unsafe weight must be a non-negative number, got {self.unsafe_weight}")
         if self.iterations < MIN_ITERATIONS:
@@ -97,7 +111,7 @@ class SolveSettings:
     @property
     def later_kind(self) -> str:
         """The decision log's name of a later solve: the gadget with the last solve's estimates."""
-        return f"estimated-{self.gadget}"
+        return f"estimated-{self.later}"
 
 
 class _Run(NamedTuple):
@@ -238,9 +252,9 @@ class SolvingStage:
 
     # --- solving ------------------------------------------------------------------------------
 
-    def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray) -> GadgetHook:
-        """The safe root hook of a new subgame with these settings' gadget."""
-        return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight, self.settings.gadget)
+    def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray, gadget: str) -> GadgetHook:
+        """The safe root hook ``gadget`` of a new subgame."""
+        return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight, gadget)
 
     def _start(
         self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
@@ -261,14 +275,14 @@ class SolvingStage:
             found = None if since is None else estimated_alternatives(previous.solver, since, state.board, me)
             if found is None:
                 return _Run(solver, None, "nested-unsafe")
-            hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found))
+            hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found), self.settings.later)
             return _Run(solver, hook, self.settings.later_kind)
         alternatives = None
         if view.valuer is not None and view.node is not None:
             alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me])
         if alternatives is None:
             return _Run(solver, None, "unsafe")
-        return _Run(solver, self._hook(subgame, ranges, me, alternatives), self.settings.first_kind)
+        return _Run(solver, self._hook(subgame, ranges, me, alternatives, self.settings.gadget), self.settings.first_kind)
 
     def _solve(
         self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None, view: BlueprintView,

@@ -1,7 +1,7 @@
 """The project's one progress bar, on stderr: a line redrawn on a terminal, sparse plain lines otherwise.
 
-Used by ``precompute abstraction``/``blueprint``, ``dealer run``, ``dealer tournament``
-and ``dealer report``.  It lives in ``protocol``, the ground layer, so that every package
+Used by ``precompute abstraction``/``blueprint``, ``dealer run``, ``dealer tournament``,
+``dealer report`` and ``solver spot``.  It lives in ``protocol``, the ground layer, so that every package
 may import it without an arrow pointing upwards.  Written here (standard library only,
 ~10 ms to import) rather than taken from tqdm or rich: each of those costs 60-100 ms of
 CPU to import, and neither writes the sparse plain lines wanted in logs and pipes (see
@@ -55,6 +55,12 @@ class Progress:
         """Set the count done so far (clamped to the total) and redraw if it is time."""
         self.done = min(done, self.total)
         self._draw()
+
+    def report(self, status: str) -> None:
+        """Set the status and show it now (a news worth a line of its own in a log, such
+        as a convergence check): redrawn on a terminal, one plain line into a file."""
+        self.status = status
+        self._draw(force=True)
 
     def close(self) -> None:
         """Draw the final line (once; later calls do nothing)."""

@@ -14,6 +14,8 @@ from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 from solver.experiments import CommandError
 from solver.experiments.commands import add_parsers
+from solver.spot_command import SpotUsageError
+from solver.spot_command import add_parser as add_spot_parser
 
 if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
     import numpy as np
@@ -100,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("strategy", type=Path, help="a strategy file written by 'solver solve'")
     evaluate.add_argument("--game", required=True, help="the game it was solved for")
     add_parsers(sub)
+    add_spot_parser(sub)
     return parser
 
 
@@ -284,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     handler = getattr(args, "handler", _solve if args.command == "solve" else _evaluate)
     # The solvers' own errors are ValueErrors.
-    errors = (UsageError, CommandError, ProtocolError, ArtifactError, ValueError)
+    errors = (UsageError, CommandError, SpotUsageError, ProtocolError, ArtifactError, ValueError)
     return run_command(lambda: handler(args), "solver", errors, file_errors=True, error_label="solver: error")
 
 

@@ -111,14 +111,15 @@ def two_threads(sg: Subgame, solver: SubgameSolver, reps: int) -> None:
     """Case 4 of the docstring: the second core's gain from task costs and serial parts."""
     tree, cards, n_h = sg.arrays, sg.cards, sg.n_hands
     n_front = len(tree.frontier_nodes)
-    regret, avg = solver.regret.copy(), solver.avg.copy()  # the update tasks write here, not into the solver
+    # The update tasks write here, not into the solver.
+    regret, avg, kept = solver.regret.copy(), solver.avg.copy(), solver.kept.copy()
     reach = solver.ranges
     buf_reach, buf_value = np.zeros((n_front, 2, n_h)), np.zeros((n_front, n_h))
     root = np.int64(0)
 
     def top(stage: int) -> None:
-        walk(root, root, np.int64(0), reach[0], reach[1], np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
-             np.int64(stage), buf_reach, buf_value)
+        walk(root, root, np.int64(0), reach[0], reach[1], np.int64(UPDATE), tree, cards, regret, avg, avg, kept,
+             1.0, 1.0, 1.0, np.int64(stage), buf_reach, buf_value)
 
     top(RECORD)
     serial = least_cpu(lambda: top(RECORD), reps) + least_cpu(lambda: top(READ), reps)
@@ -126,8 +127,8 @@ def two_threads(sg: Subgame, solver: SubgameSolver, reps: int) -> None:
     out = np.zeros((len(order), n_h))
 
     def task(i: int) -> None:
-        frontier_task(np.int64(i), first, np.int64(0), np.int64(UPDATE), tree, cards, regret, avg, avg, 1.0, 1.0, 1.0,
-                      buf_reach, out)
+        frontier_task(np.int64(i), first, np.int64(0), np.int64(UPDATE), tree, cards, regret, avg, avg, kept,
+                      1.0, 1.0, 1.0, buf_reach, out)
 
     cost = np.array([least_cpu(lambda i=i: task(i), max(2, reps // 2)) for i in range(len(order))])
     total = cost.sum()

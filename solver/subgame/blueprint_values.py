@@ -131,7 +131,8 @@ class BlueprintValues:
         unused = np.zeros(0)
         return walk(
             np.int64(node), np.int64(board), np.int64(player), np.ones(n_h), other, np.int64(mode),
-            tree_arrays, cards, unused, unused, s, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+            tree_arrays, cards, unused, unused, s, unused, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)),
+            np.zeros((0, n_h)),
         )
 
     def action_values(self, node: int, board: int, player: int) -> np.ndarray:

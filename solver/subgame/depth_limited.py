@@ -111,7 +111,7 @@ def _pair_payoffs(node: np.int64, board: np.int64, tree: TreeArrays, cards: Card
     for j in range(n_h):
         unit[j] = 1.0
         out[:, j] = walk(
-            node, board, trav, ones, unit, np.int64(EVALUATE), tree, cards, unused, unused, strategy,
+            node, board, trav, ones, unit, np.int64(EVALUATE), tree, cards, unused, unused, strategy, unused,
             1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
         )
         unit[j] = 0.0

@@ -105,7 +105,7 @@ def _leaf(
         options[j] = _leaf_values(leaves.payoff, start + j, trav, reach_o)
     values = own_values(mode, sigma, options)
     if mode == UPDATE:
-        update_rows(regret, avg, 0, sigma, options, values, reach_t, d_pos, d_neg, d_avg)
+        update_rows(regret, avg, 0, sigma, options, values, reach_t, d_pos, d_neg, d_avg, False)
     return values
 
 
@@ -144,7 +144,7 @@ def dl_walk(
     base = tree.offset[node] + board * n_h * n_a
     first = tree.child_start[node]
     own = tree.player[node] == trav
-    sigma = played(mode, own, regret, strategy, base, n_h, n_a)
+    sigma = played(mode, own, regret, strategy, np.empty(0), base, n_h, n_a)
     if not own:
         child_o = np.empty(n_h)
         for a in range(n_a):
@@ -168,5 +168,5 @@ def dl_walk(
         )
     values = own_values(mode, sigma, child_values)
     if mode == UPDATE:
-        update_rows(regret, avg, base, sigma, child_values, values, reach_t, d_pos, d_neg, d_avg)
+        update_rows(regret, avg, base, sigma, child_values, values, reach_t, d_pos, d_neg, d_avg, False)
     return values

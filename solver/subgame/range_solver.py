@@ -49,7 +49,7 @@ import numpy as np
 from protocol.fasteval import NUM_HOLE_PAIRS
 from protocol.rules import Action, State
 from solver.bets import ActionAbstraction
-from solver.cfr.fullwidth import DCFR, CFRConfig
+from solver.cfr.fullwidth import CFRConfig
 from solver.deals import CardSpace, card_space
 from solver.ranges import (
     BEST_RESPONSE,
@@ -298,8 +298,17 @@ class SubgameResult(NamedTuple):
     memory_bytes: int
 
 
+#: The subgame solver's default: DCFR with the average strategy's old sums discounted by
+#: ((t - 1) / t)^3 rather than the DCFR paper's ^2, so that the early, poor iterates fade
+#: faster.  Measured on the bench's spots (docs/investigations/dcfr_variants.py,
+#: docs/results/2026-11-27-solver-speed.md): to the same exploitability the turn spot
+#: needs about 8% fewer iterations (0.5%: 92 against 100), the river spot 3% (0.1%: 183
+#: against 188) and agent-sized river solves 6% (to 1%, 30 random boards and ranges).
+SUBGAME_DCFR = CFRConfig(alpha=1.5, beta=0.0, gamma=3.0)
+
+
 class SubgameSolver:
-    """DCFR (default) or any :class:`solver.cfr.fullwidth.CFRConfig` on one subgame.
+    """DCFR (default :data:`SUBGAME_DCFR`) or any :class:`solver.cfr.fullwidth.CFRConfig` on one subgame.
 
     Args:
         ranges: (2, n_hands) each player's reach at the root (hands touching the
@@ -315,8 +324,14 @@ class SubgameSolver:
             or the subgame needs more than ``max_bytes``.
     """
 
+    #: The current strategy is kept between traversals (float64, 8 bytes an entry) up to
+    #: this size: it saves about 7% of an iteration on river subgames, but only about 4%
+    #: on the bench's turn spot, where it would add 72 MB to 144 MB (measured 2026-11-27,
+    #: docs/results/2026-11-27-solver-speed.md).
+    KEPT_BYTES = 32e6
+
     def __init__(
-        self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = DCFR, *, threads: int = 1,
+        self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = SUBGAME_DCFR, *, threads: int = 1,
         max_bytes: float = 8e9, dtype: type = np.float32,
     ) -> None:
         ranges = np.array(ranges, dtype=np.float64)
@@ -328,8 +343,11 @@ class SubgameSolver:
             raise SubgameError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {threads}")
         if np.dtype(dtype) not in (np.float32, np.float64):
             raise SubgameError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
-        # Regrets and sums in dtype, plus a normalized float64 strategy when one is asked for.
-        needed = (2 * np.dtype(dtype).itemsize + 8) * subgame.tabular.layout.size
+        size = subgame.tabular.layout.size
+        keep = 8 * size <= self.KEPT_BYTES
+        # Regrets and sums in dtype, the kept strategy in float64, plus a normalized float64
+        # strategy when one is asked for.
+        needed = (2 * np.dtype(dtype).itemsize + 8 * keep + 8) * size
         if needed > max_bytes:
             raise SubgameError(
                 f"the subgame needs {needed / 1e9:.1f} GB of strategy arrays (limit {max_bytes / 1e9:.1f} GB): "
@@ -339,9 +357,12 @@ class SubgameSolver:
         self.ranges = ranges  # hands exclude the known board's cards, so no hand is blocked at the root
         self.config = CFRConfig(*(float(x) for x in config))
         self.threads = threads
-        size = subgame.tabular.layout.size
         self.regret = np.zeros(size, dtype)
         self.avg = np.zeros(size, dtype)
+        #: The current strategy, regret matching of ``regret`` kept by the updates
+        #: (:func:`solver.ranges.walk`'s ``kept``; uniform while the regrets are 0), or
+        #: empty (regret matching at every visit) above ``KEPT_BYTES``.
+        self.kept = subgame.tabular.uniform_strategy() if keep else np.zeros(0)
         self.iterations = 0
         #: With threads > 1: hand the parts below the frontier out by an atomic counter
         #: (True) or split them statically as before (False, kept for comparisons); the
@@ -353,8 +374,9 @@ class SubgameSolver:
     def _values(self, trav: int, mode: int, reach: np.ndarray, strategy: np.ndarray, d=(1.0, 1.0, 1.0)) -> np.ndarray:
         numba.set_num_threads(self.threads)
         sg = self.subgame
+        kept = self.kept if mode == UPDATE else np.zeros(0)
         return split_values(
-            trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, *d,
+            trav, mode, sg.arrays, sg.cards, reach[trav], reach[1 - trav], self.regret, self.avg, strategy, kept, *d,
             parallel=self.threads > 1, dynamic=self.dynamic_split,
         )
 
@@ -400,7 +422,7 @@ class SubgameSolver:
     def memory_bytes(self) -> int:
         """Bytes of the solver's arrays and the subgame's card and tree arrays."""
         sg = self.subgame
-        arrays = [a for a in (self.regret, self.avg, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
+        arrays = [a for a in (self.regret, self.avg, self.kept, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
         # The average strategy is normalized into a float64 array when the solve returns.
         return int(sum(a.nbytes for a in arrays) + 8 * self.avg.size)
 
@@ -520,7 +542,8 @@ class SubgameSolver:
         n_h = sg.n_hands
         return walk(
             np.int64(node), b, np.int64(player), reach[player], reach[1 - player], np.int64(mode), sg.arrays, sg.cards,
-            self.regret, self.avg, self.avg, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
+            self.regret, self.avg, self.avg, np.zeros(0), 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)),
+            np.zeros((0, n_h)),
         )
 
 

@@ -95,7 +95,7 @@ def _update(
         )
     n_h = reach_t.shape[0]
     return walk(
-        node, board, trav, reach_t, reach_o, update, tree, cards, regret, avg, unused,
+        node, board, trav, reach_t, reach_o, update, tree, cards, regret, avg, unused, unused,
         d_pos, d_neg, d_avg, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
     )
 

@@ -53,7 +53,7 @@ def frontier_tasks(tree: TreeArrays, cards: CardArrays) -> tuple[np.ndarray, np.
 @njit(cache=True)
 def frontier_task(
     i: int, first: np.ndarray, trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray,
-    avg: np.ndarray, strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray,
+    avg: np.ndarray, strategy: np.ndarray, kept: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray,
     out: np.ndarray,
 ) -> None:
     """Task ``i`` of a split traversal: ``out[i]`` = the values below its frontier node on its board."""
@@ -69,7 +69,7 @@ def frontier_task(
         child_t[h] = buf_reach[f, 0, h] * cards.compat[start + h]
         child_o[h] = buf_reach[f, 1, h] * cards.compat[start + h] * tree.deal_factor[node]
     out[i] = walk(
-        tree.children[tree.child_start[node]], b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy,
+        tree.children[tree.child_start[node]], b, trav, child_t, child_o, mode, tree, cards, regret, avg, strategy, kept,
         d_pos, d_neg, d_avg, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
     )
 
@@ -91,7 +91,8 @@ def _frontier_sums(first: np.ndarray, out: np.ndarray, buf_value: np.ndarray) ->
 @njit(cache=True, parallel=True)
 def frontier_values(
     trav: int, mode: int, tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray,
-    strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray, buf_value: np.ndarray,
+    strategy: np.ndarray, kept: np.ndarray, d_pos: float, d_neg: float, d_avg: float, buf_reach: np.ndarray,
+    buf_value: np.ndarray,
     k: int, dynamic: bool,
 ) -> None:
     """Fill ``buf_value[f]`` (F, n_hands) with the values below frontier node ``f``, given
@@ -115,43 +116,45 @@ def frontier_values(
         if dynamic:
             j = fetch_add(counter, np.int64(1))
             while j < n_tasks:
-                frontier_task(order[j], first, trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach,
-                              out)
+                frontier_task(
+                    order[j], first, trav, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg, buf_reach, out
+                )
                 j = fetch_add(counter, np.int64(1))
         else:
             for i in range(w, n_tasks, k):
-                frontier_task(i, first, trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, out)
+                frontier_task(i, first, trav, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg, buf_reach, out)
     _frontier_sums(first, out, buf_value)
 
 
 def split_values(
     trav: int, mode: int, tree: TreeArrays, cards: CardArrays, reach_t: np.ndarray, reach_o: np.ndarray,
-    regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
+    regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray, kept: np.ndarray, d_pos: float, d_neg: float, d_avg: float,
     *, parallel: bool, dynamic: bool = True,
 ) -> np.ndarray:
-    """:func:`walk` from the root with the given root reaches (float64 (n_hands,) each).
+    """:func:`walk` from the root with the given root reaches (float64 (n_hands,) each)
+    (``kept``: see :func:`walk`).
 
     With ``parallel`` and a frontier, the walk is split there and the parts below run on
     numba's threads (``numba.set_num_threads``), handed out by an atomic counter
     (``dynamic``) or split statically; otherwise one ordinary walk.  The results are
-    bitwise those of the one walk either way.  Mutates ``regret`` and ``avg`` as ``walk`` does.
+    bitwise those of the one walk either way.  Mutates ``regret``, ``avg`` and ``kept`` as ``walk`` does.
     """
     n_h, n_front = reach_t.shape[0], tree.frontier_nodes.shape[0]
     root = np.int64(0)
     if not parallel or n_front == 0:
         return walk(
-            root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+            root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg,
             np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)),
         )
     buf_reach = np.zeros((n_front, 2, n_h))
     buf_value = np.zeros((n_front, n_h))
     walk(
-        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg,
         np.int64(RECORD), buf_reach, buf_value,
     )
-    frontier_values(trav, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg, buf_reach, buf_value,
+    frontier_values(trav, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg, buf_reach, buf_value,
                     get_num_threads(), dynamic)
     return walk(
-        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, d_pos, d_neg, d_avg,
+        root, root, trav, reach_t, reach_o, mode, tree, cards, regret, avg, strategy, kept, d_pos, d_neg, d_avg,
         np.int64(READ), buf_reach, buf_value,
     )

@@ -64,13 +64,17 @@ def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
         (["--game", "leduc.nolimit.2p"], "heads-up no-limit hold'em only"),
         (["--out", "FILE"], "--out FILE is a file, not a folder"),
         (["--out", "RUN", "--seed", "9"], "RUN holds a run with another configuration: seed 9 here, 0 there"),
+        (["--out", "RUN", "--solve-from", "turn"], "another configuration: solve_from turn here, river there"),
+        (["--out", "RUN", "--all-in", "equity"], "another configuration: all_in equity here, solve there"),
+        (["--out", "RUN", "--later-gadget", "resolve"], "another configuration: later_gadget resolve here, None there"),
     ],
 )
 def test_bad_options_get_one_sentence(tmp_path, monkeypatch, capsys, args, sentence):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "FILE").write_text("not a folder\n")
     (tmp_path / "RUN").mkdir()
-    config = RunConfig("holdem.nolimit.2p", "fc", 0, None, False, 7.0, None, 200)  # the defaults
+    config = RunConfig("holdem.nolimit.2p", "fc", 0, None, False, 7.0, None, 200, 0.05, "solve", "river",
+                       "maxmargin-unsafe", None, 0.01, 300)  # the defaults
     (tmp_path / "RUN" / "hands.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
     assert main(["lbr", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -10,13 +10,15 @@ import time
 import numpy as np
 import pytest
 
+from agent import solving
 from agent.player import Agent
-from agent.solving import MIN_ITERATIONS, SolvingStage, actions_since, warm_up
+from agent.solving import MIN_ITERATIONS, SolveSettings, SolvingStage, actions_since, warm_up
 from agent.strategist import SOLVE_FROM, AgentStrategist, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
-from solver.subgame.alternatives import GADGET, estimated_alternatives
+from solver.subgame.alternatives import GADGET, estimated_alternatives, safe_hook
+from solver.subgame.gadgets import MIXED, RESOLVE
 from solver.subgame.range_solver import SubgameSolver, build_subgame
 from tests.agent.test_strategist import StandInBlueprint
 
@@ -29,9 +31,10 @@ def compiled():
     warm_up()  # numba compiles (or loads) the solver's kernels once, outside any budget
 
 
-def make_agent(per_hand: float = 7.0, hands: int = 4) -> Agent:
+def make_agent(per_hand: float = 7.0, hands: int = 4, settings: SolveSettings | None = None) -> Agent:
     clock = TimeManager(TimeLimits(per_hand=per_hand, max_solve=2.0))
-    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), SolvingStage(np.random.default_rng(0)), seed=0), clock, seed=0)
+    stage = SolvingStage(np.random.default_rng(0), settings=settings)
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0), clock, seed=0)
     clock.hands = hands  # a bank of a few hands' target time
     return agent
 
@@ -66,6 +69,25 @@ def test_in_tree_reply_follows_the_solution_and_an_off_tree_bet_is_resolved():
     assert agent.hand.notes["solve"] is not active and resolved.source == GADGET
     assert agent.hand.notes["solve"].subgame.root.betting == odd.state.betting
     assert first.source == "unsafe"
+
+
+@pytest.mark.parametrize(("later", "kind", "source"), [(None, MIXED, GADGET), ("resolve", RESOLVE, "estimated-resolve")])
+def test_a_later_solve_uses_the_later_gadget(monkeypatch, later, kind, source):
+    """After an off-tree bet the re-solve's root gadget is --later-gadget (default: --gadget)."""
+    hooks = []
+
+    def spy(*args, **kwargs):
+        hooks.append(safe_hook(*args, **kwargs))
+        return hooks[-1]
+
+    monkeypatch.setattr(solving, "safe_hook", spy)
+    agent = make_agent(hands=20, settings=SolveSettings(later_gadget=later))
+    agent.decide(parse_matchstate(RIVER, GAME))
+    first = agent.hand.notes["solve"]
+    resolved = agent.decide(parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/cr1234:AsKd|/2c7hKs/9d/3h", GAME))
+    active = agent.hand.notes["solve"]
+    assert active is not first and resolved.source == source and active.kind == source
+    assert [h.gadget.kind for h in hooks] == [kind]  # the stand-in's first solve is unsafe: one gadget, the later one's
 
 
 def test_a_solved_decision_says_where_its_row_came_from():

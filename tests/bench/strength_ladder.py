@@ -42,7 +42,6 @@ agents; about 0.12 s of CPU a hand).
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import math
 import os
@@ -55,6 +54,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from frozen import CheckoutError, frozen_worktree, git
 from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,37 +124,6 @@ def _run(cmd: Sequence[str], what: str) -> tuple[str, float, float]:
     if proc.returncode != 0:
         raise LadderError(f"{what} failed ({shlex.join(cmd)}):\n{(err or out)[-2000:]}")
     return err, sum(loads) / len(loads), time.monotonic() - started
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("ACPC_CACHE_DIR") or Path.home() / ".cache" / "acpc-agent")
-
-
-def _git(*args: str, cwd: Path = ROOT) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise LadderError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
-    return done.stdout.strip()
-
-
-def frozen_worktree(commit: str) -> Path:
-    """A checkout of ``commit`` (a git worktree of this repository, made once and kept in
-    ``$ACPC_CACHE_DIR/frozen-COMMIT``); its path."""
-    full = _git("rev-parse", "--verify", f"{commit}^{{commit}}")
-    folder = _cache_dir() / f"frozen-{commit}"
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / f"frozen-{commit}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two ladders at once make it once
-        if folder.exists():
-            try:
-                if _git("rev-parse", "HEAD", cwd=folder) == full:
-                    return folder
-            except LadderError:
-                pass
-            raise LadderError(f"{folder} is not a checkout of {commit}; remove it (and run git worktree prune)")
-        _git("worktree", "prune")  # forget a worktree whose folder was deleted
-        _git("worktree", "add", "--detach", str(folder), full)
-    return folder
 
 
 def frozen_seat(commit: str) -> str:
@@ -336,8 +305,8 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def _header(settings: Settings) -> str:
-    head = _git("rev-parse", "--short", "HEAD")
-    dirty = " (with uncommitted changes)" if _git("status", "--porcelain", "--untracked-files=no") else ""
+    head = git("rev-parse", "--short", "HEAD")
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
     return (
         f"Strength ladder of the agent at {head}{dirty}, {time.strftime('%Y-%m-%d %H:%M')}: {settings.hands:,} hands per "
         f"side of each duplicate match, seed {settings.seed}, {settings.t_per_hand} ms per hand, frozen copy "
@@ -389,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if rung == "blueprint" and args.blueprint_value:
                     rows.append(blueprint_value_row(out, settings))
             print(f"strength_ladder: {rung} done in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    except LadderError as exc:
+    except (LadderError, CheckoutError) as exc:
         print(f"strength_ladder: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -49,3 +49,18 @@ def test_a_rate_under_one_per_second_is_shown_not_rounded_to_zero(monkeypatch):
     now[0] = 8.0
     bar.update(2)
     assert " 0.25 checkpoints/s" in bar.line()
+
+
+def test_a_report_shows_its_status_at_once_in_a_file_and_on_a_terminal():
+    out = io.StringIO()
+    with Progress("solving", 1000, stream=out) as bar:
+        bar.update(13)
+        bar.report("exploitability 1.5%")
+        bar.update(14)
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("solving: ") and "13/1,000" in lines[1] and lines[1].endswith("exploitability 1.5%")
+    assert len(lines) == 2  # the first line and the report; the close adds none within the same tenth
+    term = _Terminal()
+    bar = Progress("solving", 1000, stream=term)
+    bar.report("exploitability 2%")
+    assert term.getvalue().endswith("exploitability 2%")

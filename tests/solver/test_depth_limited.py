@@ -201,7 +201,8 @@ def test_a_cut_after_the_last_round_solves_as_full_depth(key: str, round_: int) 
                 for trav, reach_t, reach_o in ((player, ours, theirs * deal), (1 - player, theirs, ours * deal)):
                     a = [regret.copy(), avg.copy()]
                     v_full = walk(np.int64(root), np.int64(board), np.int64(trav), reach_t.copy(), reach_o, np.int64(UPDATE),
-                                  tree_arrays, cards, *a, unused, *d, np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)))
+                                  tree_arrays, cards, *a, unused, unused, *d, np.int64(WHOLE), np.zeros((0, 2, n_h)),
+                                  np.zeros((0, n_h)))
                     b = [regret.copy(), avg.copy()]
                     v_dl = dl_walk(np.int64(root), np.int64(board), np.int64(trav), np.int64(1 - player), reach_t.copy(),
                                    reach_o, np.int64(UPDATE), tree_arrays, cards, sub.arrays, *b, empty, empty, unused, *d)

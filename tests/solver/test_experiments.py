@@ -18,7 +18,7 @@ from solver.cli import main
 from solver.experiments import TABLE1_QUICK
 from solver.experiments.blueprint import best_completion, bucketed_cfr, player_rows
 from solver.experiments.buckets import strength_buckets
-from solver.export import FORMAT, export_policy
+from solver.export import FORMAT, export_policy, policy_strategy, read_policy
 from solver.ranges import tabular_game
 from solver.strategies import save_strategy
 
@@ -110,6 +110,13 @@ def test_export_round_trips_the_strategy(tmp_path) -> None:
     # Every (node, board, hand) row whose hand fits the board is there exactly once.
     expected = sum(int(space.compat[tree.round[n]].sum()) for n in np.flatnonzero(tree.kind == 0))
     assert seen == expected == len({(e["seat"], e["betting"], e["board"], e["hole"]) for e in document["entries"]})
+    # The reader gives the strategy back exactly, and refuses the file for another abstraction or a foreign entry.
+    np.testing.assert_array_equal(policy_strategy(tg, read_policy(out)), strategy)
+    with pytest.raises(ValueError, match="another game or action abstraction"):
+        policy_strategy(tabular_game(load_game("leduc.nolimit.2p"), parse_abstraction("1;allin")), document)
+    document["entries"][5]["hole"] = "2c"
+    with pytest.raises(ValueError, match=r"entry 5 .* is not a decision, board and hand"):
+        policy_strategy(tg, document)
 
 
 def test_export_refuses_a_strategy_of_another_game(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,7 +70,7 @@ def _independent_cbv(bv: BlueprintValues, node: int, board: int, strategy: np.nd
     start = tree.child_start[node]
     return np.array([
         walk(np.int64(tree.children[e]), np.int64(board), np.int64(OPPONENT), np.ones(n_h), reach * deal,
-             np.int64(BEST_RESPONSE), arrays, cards, unused, unused, strategy, 1.0, 1.0, 1.0,
+             np.int64(BEST_RESPONSE), arrays, cards, unused, unused, strategy, unused, 1.0, 1.0, 1.0,
              np.int64(WHOLE), np.zeros((0, 2, n_h)), np.zeros((0, n_h)))
         for e in range(start, start + tree.child_count[node])
     ])

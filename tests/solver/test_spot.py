@@ -1,4 +1,4 @@
-"""Spots in range-solver terms (:mod:`tests.solver.spot`) and the bench's spot mode
+"""Spots in range-solver terms (:mod:`solver.spot`) and the bench's spot mode
 (``tests/bench/bench_subgame.py --spot FILE --quick``)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from protocol.cards import parse_cards
 from protocol.gamedef import parse_gamedef
 from protocol.rules import CALL, initial_state, with_cards
 from solver.bets import parse_abstraction
+from solver.spot import SpotError, apply_size_flags, load_spot, read_spot_file, size_flag, spot_from_mapping
 from solver.tree import DECISION, build_tree
-from tests.solver.spot import SpotError, apply_size_flags, load_spot, read_spot_file, size_flag, spot_from_mapping
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 SPOTS = BENCH / "spots"

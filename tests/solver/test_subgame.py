@@ -14,12 +14,12 @@ from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, initial_state, raise_to, with_cards
 from solver.bestresponse import exploitability
 from solver.bets import parse_abstraction
-from solver.cfr.fullwidth import DCFR, CFRSolver
+from solver.cfr.fullwidth import DCFR, CFRConfig, CFRSolver
 from solver.ranges import EVALUATE, tabular_game
+from solver.spot import load_spot
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.subgame.split import frontier_tasks
 from solver.tree import DECISION
-from tests.solver.spot import load_spot
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
 ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")
@@ -94,6 +94,17 @@ def test_second_round_subgame_converges_and_strategies_are_distributions(second_
     assert ranges[0] @ result.root_values[0] + ranges[1] @ result.root_values[1] == pytest.approx(0, abs=1e-9)
 
 
+def test_the_default_discounts_the_average_by_the_cube_and_leaves_regrets_alone(second_round):
+    sg, ranges = second_round
+    default, cubic, paper = (SubgameSolver(sg, ranges, *c) for c in ((), (CFRConfig(1.5, 0.0, 3.0),), (DCFR,)))
+    for solver in (default, cubic, paper):
+        solver.iterate(6)
+    np.testing.assert_array_equal(default.avg, cubic.avg)
+    # gamma weighs only the average: the iterates (regrets) are DCFR's to the bit.
+    np.testing.assert_array_equal(default.regret, paper.regret)
+    assert not np.array_equal(default.avg, paper.avg)
+
+
 def test_card_removal_in_two_card_hands():
     sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin"))
     solver = SubgameSolver(sg, np.ones((2, sg.n_hands)))
@@ -125,6 +136,25 @@ def test_two_threads_give_the_single_thread_result_bitwise(dtype, dynamic):
     np.testing.assert_array_equal(two.regret, one.regret)
     np.testing.assert_array_equal(two.avg, one.avg)
     assert two.exploitability() == one.exploitability()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_kept_strategy_is_regret_matching_and_changes_no_iterate(dtype, threads, monkeypatch):
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin;cap=2"))
+    ranges = np.random.default_rng(6).uniform(0, 1, (2, sg.n_hands))
+    kept = SubgameSolver(sg, ranges, threads=threads, dtype=dtype)
+    monkeypatch.setattr(SubgameSolver, "KEPT_BYTES", 8 * sg.tabular.layout.size - 1)  # one byte too few
+    matched = SubgameSolver(sg, ranges, threads=threads, dtype=dtype)  # regret matching at every visit
+    assert kept.kept.size == sg.tabular.layout.size and matched.kept.size == 0
+    np.testing.assert_array_equal(kept.kept, sg.tabular.uniform_strategy())
+    for _ in range(7):
+        kept.iterate(1)
+        matched.iterate(1)
+        np.testing.assert_array_equal(kept.kept, kept.current_strategy())
+    np.testing.assert_array_equal(kept.regret, matched.regret)
+    np.testing.assert_array_equal(kept.avg, matched.avg)
+    assert kept.memory_bytes() == matched.memory_bytes() + kept.kept.nbytes
 
 
 def test_frontier_tasks_cover_every_board_once_largest_subtrees_first():

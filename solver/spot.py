@@ -1,16 +1,22 @@
 """A postflop spot in the terms the common range solvers use, built with our machinery.
 
 A *spot* is what a user of a standalone range solver types in: the board, the pot and
-the effective stack, bet and raise sizes in % of the pot per street and per player
-(OOP, IP), an all-in threshold, an accuracy in % of the pot, threads and an iteration
-cap.  :func:`load_spot` reads one from a TOML or JSON file (or a dict), and
-:meth:`Spot.subgame` builds the public state and the action abstraction that give the
-same betting tree through :func:`solver.subgame.range_solver.build_subgame`.
+the effective stack, both players' ranges, bet and raise sizes in % of the pot per
+street and per player (OOP, IP), an all-in threshold, an accuracy in % of the pot,
+threads, a time limit and an iteration cap.  :func:`load_spot` reads one from a TOML
+or JSON file (:func:`spot_from_mapping` from a dict); :meth:`Spot.root` and
+:meth:`Spot.abstraction` give the public state and the action abstraction that build
+its betting tree through :func:`solver.subgame.range_solver.build_subgame`, and
+:meth:`Spot.hand_ranges` the ranges over that subgame's hands.  ``solver spot``
+(:mod:`solver.spot_command`) solves one; ``tests/bench/bench_subgame.py --spot`` times one.
 
 How each term maps (also in ``docs/solver.md``):
 
 - ``board``: the cards on the root state; 3, 4 or 5 cards root the spot on the flop,
   turn or river.
+- ``oop_range``, ``ip_range``: each player's range in the usual notation
+  (:mod:`solver.range_notation`, e.g. ``"AA,KK,AKs,QJo:0.5"``); default ``random``,
+  every hand.  Combos holding a board card are removed.
 - ``pot``, ``effective_stack``: a two-player hold'em game with stacks of
   ``effective_stack + pot / 2`` and blinds of 1 chip each; preflop one player raises to
   ``pot / 2`` and the other calls, later streets before the root are checked through.
@@ -27,12 +33,13 @@ How each term maps (also in ``docs/solver.md``):
 - ``accuracy``: stop once the exploitability (the mean of the two players' best-response
   gains) is at most this % of the root pot; ``check_every``: measured every this many
   iterations (default: when :class:`solver.subgame.range_solver.CheckSchedule` predicts);
-  ``threads``, ``max_iterations``: as in :class:`solver.subgame.range_solver.SubgameSolver`.
+  ``threads``, ``max_iterations``, ``time_limit`` (seconds): as in
+  :class:`solver.subgame.range_solver.SubgameSolver` and its ``solve``.
 
-OOP is the player who acts first on the spot's streets.  Not expressed: ranges (every
-hand not touching the board is in both ranges with weight 1), donk-bet sizes apart from
-the bet sizes, geometric and ``x``-of-the-last-bet sizes, add-all-in and force-all-in
-thresholds measured in pot or SPR, merging of close sizes, rake, and fractional chips.
+OOP is the player who acts first on the spot's streets.  Not expressed: donk-bet sizes
+apart from the bet sizes, geometric and ``x``-of-the-last-bet sizes, add-all-in and
+force-all-in thresholds measured in pot or SPR, merging of close sizes, rake, and
+fractional chips.
 """
 
 from __future__ import annotations
@@ -42,18 +49,38 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from protocol.cards import cards_str, parse_cards
 from protocol.errors import WireFormatError
+from protocol.fasteval import NUM_HOLE_PAIRS
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import CALL, State, initial_state, raise_to, with_cards
 from solver.bets import ActionAbstraction
+from solver.range_notation import RangeError, parse_range
+
+if TYPE_CHECKING:
+    from solver.subgame.range_solver import Subgame
 
 STREETS = ("flop", "turn", "river")
 SEATS = ("oop", "ip")
 #: Keys a spot may hold besides the streets' tables.
-SCALARS = ("board", "pot", "effective_stack", "allin_threshold", "raise_cap", "accuracy", "check_every", "threads",
-           "max_iterations")
+SCALARS = (
+    "board",
+    "pot",
+    "effective_stack",
+    "oop_range",
+    "ip_range",
+    "allin_threshold",
+    "raise_cap",
+    "accuracy",
+    "check_every",
+    "threads",
+    "max_iterations",
+    "time_limit",
+)
 
 
 class SpotError(ValueError):
@@ -88,6 +115,9 @@ class Spot:
     check_every: int | None = None
     threads: int = 1
     max_iterations: int = 1000
+    oop_range: str = "random"
+    ip_range: str = "random"
+    time_limit: float | None = None
 
     @property
     def street(self) -> str:
@@ -134,16 +164,62 @@ class Spot:
             table.append(tuple(seats))
         return SpotAbstraction(per_round=tuple(table))
 
+    @property
+    def oop(self) -> int:
+        """The player (0 or 1) out of position: the first to act on the spot's streets."""
+        return self.game().first_player[1]
+
+    def range_weights(self) -> np.ndarray:
+        """(2, 1,326) each player's range in HOLE_PAIRS order (row = player), board combos removed.
+
+        Raises:
+            SpotError: naming the player and the bad range token.
+        """
+        out = np.zeros((2, NUM_HOLE_PAIRS))
+        for seat, player in (("oop", self.oop), ("ip", 1 - self.oop)):
+            text = self.oop_range if seat == "oop" else self.ip_range
+            try:
+                out[player] = parse_range(text, self.board)
+            except RangeError as error:
+                raise SpotError(f"{seat}_range: {error}") from None
+        return out
+
+    def hand_ranges(self, subgame: Subgame) -> np.ndarray:
+        """(2, n_hands) :meth:`range_weights` over ``subgame``'s hands (the spot's subgame)."""
+        return np.array([subgame.from_hole_pairs(w) for w in self.range_weights()])
+
+    def to_mapping(self) -> dict:
+        """The spot as plain data :func:`spot_from_mapping` reads back to an equal spot."""
+        data: dict = {
+            "board": cards_str(self.board),
+            "pot": self.pot,
+            "effective_stack": self.effective_stack,
+            "oop_range": self.oop_range,
+            "ip_range": self.ip_range,
+            "allin_threshold": self.allin_threshold,
+            "accuracy": self.accuracy,
+            "threads": self.threads,
+            "max_iterations": self.max_iterations,
+        }
+        optional = {"raise_cap": self.raise_cap, "check_every": self.check_every, "time_limit": self.time_limit}
+        data.update({k: v for k, v in optional.items() if v is not None})
+        for street, seats in self.sizes.items():
+            data[street] = {seat: {"bet": list(s.bet), "raise": list(s.raise_), "allin": s.allin} for seat, s in seats.items()}
+        return data
+
     def _checks(self) -> str:
         return "checked as the schedule predicts" if self.check_every is None else f"checked every {self.check_every}"
 
     def describe(self) -> str:
-        """The spot in one paragraph, in the terms it was given in."""
+        """The spot in one paragraph, in the terms it was given in ("no all-in rule": no threshold)."""
         lines = [
             f"board {cards_str(self.board)} ({self.street}), pot {self.pot}, effective stack {self.effective_stack}, "
-            f"all-in threshold {self.allin_threshold:g} of the chips behind, raise cap {self.raise_cap or 'none'}, "
+            + (f"all-in threshold {self.allin_threshold:g} of the chips behind" if self.allin_threshold else "no all-in rule")
+            + f", raise cap {self.raise_cap or 'none'}, "
             f"accuracy {self.accuracy:g}% of the pot ({self._checks()}), {self.threads} thread(s), "
-            f"at most {self.max_iterations} iterations"
+            f"at most {self.max_iterations} iterations" + ("" if self.time_limit is None else f" or {self.time_limit:g} s"),
+            f"  OOP range: {self.oop_range}",
+            f"  IP range: {self.ip_range}",
         ]
         for street in STREETS[len(self.board) - 3 :]:
             for seat in SEATS:
@@ -230,13 +306,19 @@ def spot_from_mapping(data: Mapping, overrides: Mapping | None = None) -> Spot:
             raise SpotError(f"{street} must hold tables 'oop' and/or 'ip', got {table!r}")
         sizes[street] = {seat: _sizes(table[seat], f"{street}.{seat}") for seat in table}
     spot = Spot(
-        board=board, pot=pot, effective_stack=stack, sizes=sizes,
+        board=board,
+        pot=pot,
+        effective_stack=stack,
+        sizes=sizes,
         allin_threshold=_number(data, "allin_threshold", float, 0.0),
         raise_cap=_number(data, "raise_cap", int, None),
         accuracy=_number(data, "accuracy", float, 0.5),
         check_every=_number(data, "check_every", int, None),
         threads=_number(data, "threads", int, 1),
         max_iterations=_number(data, "max_iterations", int, 1000),
+        oop_range=_text(data, "oop_range"),
+        ip_range=_text(data, "ip_range"),
+        time_limit=_number(data, "time_limit", float, None),
     )
     if not 0 <= spot.allin_threshold <= 1:
         raise SpotError(f"allin_threshold is a fraction of the chips behind in [0, 1], got {spot.allin_threshold}")
@@ -245,6 +327,9 @@ def spot_from_mapping(data: Mapping, overrides: Mapping | None = None) -> Spot:
         raise SpotError("accuracy must be >= 0, and check_every, threads and max_iterations >= 1")
     if spot.raise_cap is not None and spot.raise_cap < 0:
         raise SpotError(f"raise_cap must not be negative, got {spot.raise_cap}")
+    if spot.time_limit is not None and not spot.time_limit > 0:
+        raise SpotError(f"time_limit is in seconds and must be positive, got {spot.time_limit}")
+    spot.range_weights()  # a bad range token is reported now, not after the tree is built
     return spot
 
 
@@ -276,18 +361,27 @@ def load_spot(path: str | Path, overrides: Mapping | None = None) -> Spot:
 
 def size_flag(text: str) -> tuple[str, str, str, tuple[float, ...]]:
     """Read a command-line size in TexasSolver's order, ``oop,river,bet,33,67`` (or
-    ``ip,turn,allin``): (seat, street, kind, sizes in % of the pot).
+    ``ip,turn,allin``; the seat ``both`` sets OOP's and IP's): (seat, street, kind,
+    sizes in % of the pot).
 
     Raises:
         SpotError: naming the bad part.
     """
     parts = [p.strip() for p in text.split(",") if p.strip()]
-    if len(parts) < 3 or parts[0] not in SEATS or parts[1] not in STREETS or parts[2] not in ("bet", "raise", "allin"):
-        raise SpotError(f"size {text!r} must read SEAT,STREET,KIND[,SIZE...] like 'oop,river,bet,33,67' or 'ip,turn,allin'")
+    seats = (*SEATS, "both")
+    if len(parts) < 3 or parts[0] not in seats or parts[1] not in STREETS or parts[2] not in ("bet", "raise", "allin"):
+        raise SpotError(
+            f"size {text!r} must read SEAT,STREET,KIND[,SIZE...] like 'oop,river,bet,33,67', 'both,turn,raise,100' "
+            "or 'ip,turn,allin'"
+        )
     try:
         values = tuple(float(x) for x in parts[3:])
     except ValueError:
         raise SpotError(f"size {text!r}: sizes must be numbers (% of the pot)") from None
+    if not all(v > 0 for v in values):  # also refuses nan
+        raise SpotError(f"size {text!r}: sizes must be positive % of the pot")
+    if parts[2] in ("bet", "raise") and not values:
+        raise SpotError(f"size {text!r}: give the {parts[2]} sizes in % of the pot after the kind")
     if parts[2] == "allin" and values:
         raise SpotError(f"size {text!r}: allin takes no sizes")
     return parts[0], parts[1], parts[2], values
@@ -298,11 +392,12 @@ def apply_size_flags(data: dict, flags: list[str]) -> dict:
     data = json.loads(json.dumps(data))  # a deep copy of plain data
     for flag in flags:
         seat, street, kind, values = size_flag(flag)
-        table = data.setdefault(street, {}).setdefault(seat, {})
-        if kind == "allin":
-            table["allin"] = True
-        else:
-            table[kind] = list(values)
+        for one in SEATS if seat == "both" else (seat,):
+            table = data.setdefault(street, {}).setdefault(one, {})
+            if kind == "allin":
+                table["allin"] = True
+            else:
+                table[kind] = list(values)
     return data
 
 
@@ -329,6 +424,13 @@ def _number(data: Mapping, key: str, kind: type, default: object = ...) -> objec
     if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
         raise SpotError(f"{key} must be {'a whole number' if kind is int else 'a number'}, got {value!r}")
     return kind(value)
+
+
+def _text(data: Mapping, key: str) -> str:
+    value = data.get(key, "random")
+    if not isinstance(value, str):
+        raise SpotError(f'{key} must be a range as text (e.g. "AA,KK,AKs,QJo:0.5"), got {value!r}')
+    return value
 
 
 def _pcts(values: tuple[float, ...]) -> str:
