@@ -7,8 +7,10 @@ A blueprint is one artifact (kind ``"blueprint"``, :mod:`solver.artifacts`) hold
   renormalised on read (so actions under 1/510 are dropped);
 * ``offset``, ``rows``: the layout, checked against the tree rebuilt on load;
 * ``preflop_map``, ``flop_map``, ``turn_map``: the card abstraction's bucket maps
-  (:class:`precompute.cardbuckets.BlueprintCards`); river buckets are hand-strength
-  percentiles computed on the fly;
+  (:class:`precompute.cardbuckets.BlueprintCards`); river buckets are computed on the
+  fly: hand-strength percentiles, or, if the artifact holds ``river_centers`` and
+  ``river_pair_cluster`` (the potential-aware abstraction), the nearest
+  opponent-cluster hand-strength center (:mod:`precompute.riverochs`);
 
 and in its header the game, the action abstraction (``solver.bets`` text),
 the number of river buckets and the training recipe (command, seed, iterations).
@@ -45,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from precompute.cardbuckets import BlueprintCards
+from precompute.riverochs import RiverOCHS
 from precompute.treecache import cached_tree
 from protocol.gamedef import GameDef, parse_gamedef
 from protocol.rules import Action, ActionType
@@ -109,7 +112,8 @@ class Blueprint:
             raise ArtifactError(f"{path} was trained on another betting tree than {params['action_abstraction']!r} builds now; "
                                 f"rebuild it with: {rebuild}")
         a = art.arrays
-        cards = BlueprintCards((a["preflop_map"], a["flop_map"], a["turn_map"]), int(params["river_buckets"]))
+        river = RiverOCHS.checked(a["river_centers"], a["river_pair_cluster"]) if "river_centers" in a else None
+        cards = BlueprintCards((a["preflop_map"], a["flop_map"], a["turn_map"]), int(params["river_buckets"]), river)
         if cards.n_buckets != lay.rows:
             raise ArtifactError(f"{path}: its bucket maps give {cards.n_buckets} buckets, its layout {lay.rows}")
         return cls(game, tree, lay, a["strategy"], cards, params, path)

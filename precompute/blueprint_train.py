@@ -3,8 +3,10 @@
 Into one output folder OUT:
 
 1. ``OUT/cards/``: the card abstraction's bucket maps for preflop, flop and turn
-   (:func:`precompute.bucketing.build_abstraction`, preset ``blueprint``, or
-   ``blueprint-quick`` for ``--quick``); river buckets are hand strength on the fly.
+   (:func:`precompute.potential.build_card_abstraction`, preset ``blueprint``, or
+   ``blueprint-quick`` for ``--quick``; ``potential`` or ``potential-quick`` for the
+   potential-aware one); river buckets are computed on the fly (hand strength, or the
+   nearest OCHS center the potential-aware build wrote into ``OUT/cards/river.ochs``).
 2. ``OUT/checkpoint.mccfr``: external-sampling MCCFR
    (:class:`solver.cfr.mccfr_parallel.ParallelMCCFRSolver`: two threads, deterministic
    blocks) with the Pluribus schedule scaled to ``schedule_iterations`` (default:
@@ -53,8 +55,10 @@ import numpy as np
 import structlog
 
 from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
-from precompute.bucketing import PRESETS, build_abstraction
+from precompute.bucketing import PRESETS
 from precompute.cardbuckets import BlueprintCards
+from precompute.potential import build_card_abstraction
+from precompute.riverochs import RiverOCHS
 from precompute.treecache import cached_tree, tree_arrays, tree_from_arrays
 from protocol.cards import deck
 from protocol.cluster import cluster_cpus, connect_ray
@@ -157,8 +161,9 @@ class _StopSignal:
 @dataclass(frozen=True)
 class WorkerSpec:
     """What a block worker builds its solver from, shipped to it once per run: the card
-    maps (15 MB for the blueprint preset) and the betting tree's arrays (8 MB for the
-    default actions), so a worker reads no file of the run."""
+    maps (15 MB for the blueprint preset; with a potential-aware abstraction also the
+    river centers, 1 KB) and the betting tree's arrays (8 MB for the default actions),
+    so a worker reads no file of the run."""
 
     game: GameDef
     actions: str
@@ -168,12 +173,13 @@ class WorkerSpec:
     cards: str
     schedule: MCCFRConfig
     seed: int
+    river: RiverOCHS | None = None  # the OCHS river of a potential-aware abstraction
 
 
 def build_block_worker(spec: WorkerSpec) -> BlockWorker:
     """The worker of a distributed run (runs in the worker's process)."""
     tree = tree_from_arrays(spec.game, parse_abstraction(spec.actions), spec.tree)
-    abstraction = BlueprintCards(spec.maps, spec.n_river).abstraction(spec.cards)
+    abstraction = BlueprintCards(spec.maps, spec.n_river, spec.river).abstraction(spec.cards)
     return BlockWorker(tree, deck(spec.game), abstraction, spec.schedule, spec.seed)
 
 
@@ -203,12 +209,12 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         # The betting tree first: a wrong or too large --actions is refused before minutes of card work.
         tree = cached_tree(game, parse_abstraction(config.actions), cache_dir() / "trees")
         card_config = PRESETS[config.cards]
-        build_abstraction(game, out / "cards", card_config, show_progress=show_progress)
+        build_card_abstraction(game, out / "cards", card_config, show_progress=show_progress)
         cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
         solver: MCCFRSolver
         if config.distributed:
             spec = WorkerSpec(game, config.actions, tree_arrays(tree), tuple(np.array(m) for m in cards.maps),
-                              cards.n_buckets[3], config.cards, schedule, config.seed)  # type: ignore[arg-type]
+                              cards.n_buckets[3], config.cards, schedule, config.seed, cards.river)  # type: ignore[arg-type]
             factory = partial(build_block_worker, spec)
             workers = config.workers or 1
             pool: BlockPool = RayBlockPool(factory, workers, ray) if ray is not None else LocalBlockPool(factory, workers)
@@ -337,10 +343,14 @@ def export_blueprint(path: Path, solver: MCCFRSolver, cards: BlueprintCards, par
         "flop_map": np.asarray(cards.maps[1]),
         "turn_map": np.asarray(cards.maps[2]),
     }
+    if cards.river is not None:
+        arrays["river_centers"] = cards.river.centers
+        arrays["river_pair_cluster"] = cards.river.pair_cluster.astype(np.uint8)
     header = {
         "action_abstraction": tree.abstraction.spec() if tree.abstraction else "",
         "nodes": tree.n_nodes,
         "river_buckets": cards.n_buckets[3],
+        "river": "strength" if cards.river is None else "ochs",
         **params,
     }
     return save_artifact(path, BLUEPRINT_KIND, arrays, game=tree.game, params=header)
@@ -383,6 +393,9 @@ def _ran_on(params: dict[str, Any]) -> str:
     return f"{params.get('threads', '?')} threads"
 
 
+_RIVER_WORDS = {"strength": "hand-strength percentiles", "ochs": "nearest opponent-cluster hand-strength center"}
+
+
 def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
     """Write ``target`` (RECIPE.md): how ``artifact`` was made and the hash to check ``shipped`` against."""
     header = read_header(artifact)[0]
@@ -399,7 +412,7 @@ def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
         f"- seed: `{p['seed']}`; iterations: `{p['iterations']:,}` (schedule scaled to `{p['schedule_iterations']:,}`)",
         f"- action abstraction: `{p['action_abstraction']}` ({p['nodes']:,} betting nodes)",
         f"- card abstraction: preset `{p['card_preset']}`, buckets {p['card_config']['buckets']} "
-        "(river: hand-strength percentiles)",
+        f"(river: {_RIVER_WORDS[p.get('river', 'strength')]})",
         f"- block: `{p['block']}`; average strategy kept on the first {p['average_rounds']} rounds",
         "",
         "The arrays' SHA-256 (`solver.artifacts` content hash), checked by the tests:",

@@ -7,6 +7,9 @@
 * river: k-means (L2) on opponent-cluster hand strength: equity against each of a
   few clusters of preflop hands (k-means on the preflop histograms).
 
+The potential-aware variant (flop and turn over the next round's buckets, OCHS river
+buckets on the fly) builds on this module: :mod:`precompute.potential`.
+
 Per postflop round, the centers are trained on the hands of a seeded sample of
 boards (drawn in proportion to how often each canonical board is dealt), then a
 pass over every canonical board gives each of its hands the nearest center.  Both
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +45,9 @@ from solver.artifacts import ArtifactError, load_artifact, save_artifact
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 BOARD_CARDS = (0, 3, 4, 5)
 KIND = "buckets"
+CLUSTERINGS = ("equity", "potential")
 _CENTERS_KIND = "kmeans_centers"
-_CHUNK_BOARDS = (0, 32, 512, 2048)  # boards per assignment chunk: a second or two of work
+CHUNK_BOARDS = (0, 32, 512, 2048)  # boards per assignment chunk: a second or two of work
 _CHECKPOINT_SECONDS = 60.0
 log = structlog.get_logger("precompute.bucketing")
 
@@ -66,6 +71,10 @@ class AbstractionConfig:
     river_map: build the river's bucket map (123M entries).  Without it the river
         has ``buckets[3]`` hand-strength buckets computed on the fly
         (:mod:`precompute.handstrength`), which is what blueprints ship with.
+    clustering: ``"equity"`` (the above) or ``"potential"``: potential-aware flop and
+        turn buckets over the next round's buckets, OCHS river buckets on the fly
+        (:mod:`precompute.potential`); there ``bins`` serves the preflop histograms
+        only and ``*_runouts`` count next-round cards per board (0 = all).
     """
 
     buckets: tuple[int, int, int, int] = (169, 200, 200, 200)
@@ -79,8 +88,16 @@ class AbstractionConfig:
     tol: float = 1e-3
     seed: int = 0
     river_map: bool = True
+    clustering: str = "equity"
 
     def __post_init__(self) -> None:
+        if self.clustering not in CLUSTERINGS:
+            raise AbstractionError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {self.clustering!r}")
+        if self.clustering == "potential" and self.river_map:
+            raise AbstractionError("the potential-aware abstraction computes river buckets on the fly (river_map=False)")
+        if self.clustering == "potential" and any(0 < n < 3 for n in (self.flop_runouts, self.turn_runouts)):
+            # A hand holding two of the sampled cards keeps fewer; it must keep at least one.
+            raise AbstractionError("a potential-aware build samples 0 (all) or at least 3 next-round cards per board")
         if len(self.buckets) != 4:
             raise AbstractionError(f"need 4 bucket counts (preflop, flop, turn, river), got {len(self.buckets)}")
         if not 1 <= self.buckets[0] <= 169:
@@ -96,8 +113,15 @@ class AbstractionConfig:
             raise AbstractionError(f"train_points ({self.train_points}) must be at least the number of buckets")
 
     def params(self) -> dict[str, Any]:
-        """The configuration as artifact parameters (msgpack-serialisable)."""
-        return {**asdict(self), "buckets": list(self.buckets)}
+        """The configuration as artifact parameters (msgpack-serialisable).
+
+        ``clustering`` appears only when it is not the default, so builds made before
+        it existed still resume and load.
+        """
+        params = {**asdict(self), "buckets": list(self.buckets)}
+        if self.clustering == "equity":
+            del params["clustering"]
+        return params
 
 
 PRESETS = {
@@ -125,6 +149,22 @@ PRESETS = {
         max_iter=4,
         river_map=False,
     ),
+    # Potential-aware at the blueprint's bucket counts (tens of minutes on two cores).
+    "potential": AbstractionConfig(
+        buckets=(169, 128, 32, 24), train_points=200_000, max_iter=20, river_map=False, clustering="potential"
+    ),
+    # The same from a few sampled next-round cards per board (tests, demos).
+    "potential-quick": AbstractionConfig(
+        buckets=(169, 128, 32, 24),
+        bins=10,
+        preflop_boards=1_000,
+        flop_runouts=6,
+        turn_runouts=4,
+        train_points=20_000,
+        max_iter=4,
+        river_map=False,
+        clustering="potential",
+    ),
 }
 
 
@@ -147,7 +187,7 @@ def round_indexer(round_: int) -> HandIndexer:
 
 
 @njit(cache=True)
-def _combinations(k: int) -> np.ndarray:
+def combinations(k: int) -> np.ndarray:
     """Every k-subset of the 52 cards, in lexicographic order: int64 (C(52, k), k)."""
     count = 1
     for i in range(k):
@@ -162,7 +202,7 @@ def _combinations(k: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _hands_of_board(it: IndexerTables, board: np.ndarray, out_idx: np.ndarray, out_pair: np.ndarray) -> int:
+def hands_of_board(it: IndexerTables, board: np.ndarray, out_idx: np.ndarray, out_pair: np.ndarray) -> int:
     """Index of every hole pair that misses ``board``; fills ``out_idx``/``out_pair``, returns the count."""
     n = len(board)
     hand = np.empty(n + 2, np.int64)
@@ -209,7 +249,7 @@ def _histogram_points(
     for b in range(boards.shape[0]):
         hist[:] = 0
         runout_histograms(t, boards[b], runouts[choice[b]], bins, hist, total)
-        m = _hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
+        m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
         for i in range(m):
             row = hist[pairs[i]]
             weight = row.sum()
@@ -220,7 +260,7 @@ def _histogram_points(
 
 
 @njit(cache=True)
-def _ochs_points(
+def ochs_points(
     t: EvalTables,
     it: IndexerTables,
     boards: np.ndarray,
@@ -241,7 +281,7 @@ def _ochs_points(
     pairs = np.empty(NUM_HOLE_PAIRS, np.int64)
     for b in range(boards.shape[0]):
         cluster_equities(t, boards[b], pair_cluster, n_clusters, ranks, keys, eq)
-        m = _hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
+        m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
         for i in range(m):
             for c in range(n_clusters):
                 out_ochs[b * n_pairs + i, c] = eq[pairs[i], c]
@@ -250,7 +290,7 @@ def _ochs_points(
 # ---------------------------------------------------------------- features
 
 
-class _RoundFeatures:
+class RoundFeatures:
     """Feature extraction for one postflop round: canonical boards and their hands' features."""
 
     def __init__(self, round_: int, config: AbstractionConfig, pair_cluster: np.ndarray) -> None:
@@ -261,10 +301,10 @@ class _RoundFeatures:
         board_indexer = HandIndexer((self.n_board,))
         self.boards = board_indexer.unindex(np.arange(board_indexer.size))
         # How many raw boards each canonical board stands for.
-        self.weights = np.bincount(board_indexer.index(_combinations(self.n_board)), minlength=board_indexer.size)
+        self.weights = np.bincount(board_indexer.index(combinations(self.n_board)), minlength=board_indexer.size)
         self.pairs_per_board = math.comb(52 - self.n_board, 2)
         self.pair_cluster = pair_cluster
-        self.runouts = _combinations(5 - self.n_board) if self.n_board < 5 else None
+        self.runouts = combinations(5 - self.n_board) if self.n_board < 5 else None
         self.tables = eval_tables()
 
     @property
@@ -274,6 +314,21 @@ class _RoundFeatures:
     @property
     def metric(self) -> str:
         return "l2" if self.n_board == 5 else "emd"
+
+    @property
+    def chunk(self) -> int:
+        """Boards per assignment chunk: a second or two of work."""
+        return CHUNK_BOARDS[self.round]
+
+    def nearest(self, points: np.ndarray, centers: np.ndarray, labels: np.ndarray, dists: np.ndarray) -> None:
+        """The nearest center of every point into ``labels`` (and its distance into ``dists``)."""
+        nearest_centers(points, centers, self.metric == "emd", labels, dists)
+
+    def cluster(self, points: np.ndarray, k: int, on_iteration: Callable[[int, float, float], None]) -> np.ndarray:
+        """k-means centers of the training points."""
+        config = self.config
+        return kmeans(points, k, metric=self.metric, seed=config.seed + self.round, max_iter=config.max_iter,
+                      tol=config.tol, on_iteration=on_iteration).centers
 
     def points(self, board_ids: np.ndarray, sample_key: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         """(indices int64 (B*P,), features float32 (B*P, dim)) of every hand of these boards.
@@ -285,7 +340,7 @@ class _RoundFeatures:
         out_idx = np.empty(len(boards) * self.pairs_per_board, np.int64)
         out = np.empty((len(out_idx), self.dim), np.float32)
         if self.runouts is None:
-            _ochs_points(self.tables, self.indexer.tables, boards, self.pair_cluster, self.dim, out_idx, out)
+            ochs_points(self.tables, self.indexer.tables, boards, self.pair_cluster, self.dim, out_idx, out)
         else:
             _histogram_points(
                 self.tables,
@@ -336,7 +391,8 @@ def build_abstraction(
     stop_after_chunks: int | None = None,
 ) -> list[Path]:
     """Build (or resume) the abstraction into ``out_dir``; returns the artifact paths
-    (four, or three without ``config.river_map``).
+    (four, or three without ``config.river_map``; potential-aware: preflop, flop,
+    turn and the river centers, :mod:`precompute.potential`).
 
     ``stop_after_chunks`` interrupts the run after that many assignment chunks (with a
     checkpoint), as a crash would; used to test resuming.
@@ -346,24 +402,25 @@ def build_abstraction(
             other parameters.
     """
     check_game(game)
+    if config.clustering != "equity":
+        raise AbstractionError("a potential-aware abstraction is built by precompute.potential.build_card_abstraction")
     out_dir = Path(out_dir)
     pre = preflop_cdfs(config)
-    ochs = kmeans(pre, config.ochs_clusters, metric="emd", seed=config.seed).labels.astype(np.int64)
+    ochs = preflop_clusters(pre, config)
     pair_cluster = ochs[round_indexer(0).index(HOLE_PAIRS)]
-    paths = [out_dir / f"{name}.buckets" for name in ROUND_NAMES[: 4 if config.river_map else 3]]
     budget = [stop_after_chunks]
+    paths = [out_dir / f"{name}.buckets" for name in ROUND_NAMES[: 4 if config.river_map else 3]]
     for round_, path in enumerate(paths):
-        params = _round_params(config, round_)
+        params = round_params(config, round_)
         if path.exists():
-            _load_round(path, game, params)  # raises if built with other parameters
+            load_round(path, game, params)  # raises if built with other parameters
             log.info("round_done_already", round=ROUND_NAMES[round_], path=str(path))
             continue
         if round_ == 0:
-            result = kmeans(pre, config.buckets[0], metric="emd", seed=config.seed)
-            arrays = {"buckets": result.labels.astype(np.uint8), "centers": result.centers}
+            arrays = preflop_round(pre, config)
         else:
-            features = _RoundFeatures(round_, config, pair_cluster)
-            arrays = _build_round(features, game, out_dir, params, show_progress, budget)
+            features = RoundFeatures(round_, config, pair_cluster)
+            arrays = build_round(features, game, out_dir, params, show_progress, budget)
             if arrays is None:
                 return paths
             if round_ == 3:
@@ -376,7 +433,18 @@ def build_abstraction(
     return paths
 
 
-def _round_params(config: AbstractionConfig, round_: int) -> dict[str, Any]:
+def preflop_clusters(pre: np.ndarray, config: AbstractionConfig) -> np.ndarray:
+    """The OCHS cluster (int64 (169,)) of each preflop hand: k-means (EMD) on its CDF ``pre``."""
+    return kmeans(pre, config.ochs_clusters, metric="emd", seed=config.seed).labels.astype(np.int64)
+
+
+def preflop_round(pre: np.ndarray, config: AbstractionConfig) -> dict[str, np.ndarray]:
+    """The preflop round's arrays: k-means (EMD) on the 169 hands' CDFs."""
+    result = kmeans(pre, config.buckets[0], metric="emd", seed=config.seed)
+    return {"buckets": result.labels.astype(np.uint8), "centers": result.centers}
+
+
+def round_params(config: AbstractionConfig, round_: int) -> dict[str, Any]:
     return {"round": ROUND_NAMES[round_], "config": config.params()}
 
 
@@ -384,15 +452,15 @@ def _rebuild_hint(path: Path) -> str:
     return f"precompute abstraction --out {path.parent} (with the same options)"
 
 
-def _load_round(path: Path, game: GameDef, params: dict[str, Any]) -> np.ndarray:
+def load_round(path: Path, game: GameDef, params: dict[str, Any]) -> np.ndarray:
     try:
         return load_artifact(path, KIND, game=game, params=params, rebuild=_rebuild_hint(path)).arrays["buckets"]
     except ArtifactError as exc:
         raise AbstractionError(str(exc)) from None
 
 
-def _build_round(
-    features: _RoundFeatures,
+def build_round(
+    features: RoundFeatures,
     game: GameDef,
     out_dir: Path,
     params: dict[str, Any],
@@ -413,7 +481,7 @@ def _build_round(
         save_artifact(centers_path, _CENTERS_KIND, {"centers": centers}, game=game, params=params)
     dtype = np.uint8 if k < 255 else np.uint16
     unset = np.iinfo(dtype).max
-    chunk = _CHUNK_BOARDS[features.round]
+    chunk = features.chunk
     n_chunks = -(-len(features.boards) // chunk)
     if partial_path.exists():
         partial = _load_checkpoint(partial_path, KIND, game, params)
@@ -429,7 +497,7 @@ def _build_round(
     with Progress(f"{name} buckets", n_chunks, done=first, enabled=show_progress) as bar:
         for c in range(first, n_chunks):
             idx, points = features.points(np.arange(c * chunk, min((c + 1) * chunk, len(features.boards))), (0, c))
-            nearest_centers(points, centers, features.metric == "emd", labels[: len(idx)], dists[: len(idx)])
+            features.nearest(points, centers, labels[: len(idx)], dists[: len(idx)])
             buckets[idx] = labels[: len(idx)]
             bar.advance()
             if budget[0] is not None:
@@ -450,7 +518,7 @@ def _build_round(
     return {"buckets": buckets, "centers": centers}
 
 
-def _train(features: _RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
+def _train(features: RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
     """k-means centers from the hands of boards drawn in proportion to how often they are dealt."""
     config = features.config
     name = ROUND_NAMES[features.round]
@@ -460,7 +528,7 @@ def _train(features: _RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
     chosen = np.sort(rng.choice(len(features.boards), n_boards, replace=False, p=p))
     parts = []
     with Progress(f"{name} training set", n_boards, enabled=show_progress) as bar:
-        step = _CHUNK_BOARDS[features.round]
+        step = features.chunk
         for start in range(0, n_boards, step):
             parts.append(features.points(chosen[start : start + step], (1, start))[1])
             bar.advance(len(parts[-1]) // features.pairs_per_board)
@@ -473,16 +541,7 @@ def _train(features: _RoundFeatures, k: int, show_progress: bool) -> np.ndarray:
             moved = round(changed, 5)
             log.info("kmeans_iteration", round=name, iteration=i, mean_distance=round(inertia, 6), moved=moved)
 
-        result = kmeans(
-            points,
-            k,
-            metric=features.metric,
-            seed=config.seed + features.round,
-            max_iter=config.max_iter,
-            tol=config.tol,
-            on_iteration=report,
-        )
-    return result.centers
+        return features.cluster(points, k, report)
 
 
 def _load_checkpoint(path: Path, kind: str, game: GameDef, params: dict[str, Any]) -> Any:

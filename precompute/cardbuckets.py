@@ -1,11 +1,13 @@
-"""The blueprint's card abstraction: bucket maps for preflop, flop and turn, hand strength on the river.
+"""The blueprint's card abstraction: bucket maps for preflop, flop and turn, river buckets on the fly.
 
 Preflop, flop and turn buckets are looked up in maps over canonical hands (built by
-``precompute abstraction --preset blueprint``; 169, 1,286,792 and 13,960,050
-entries, uint8); river buckets are equal-width hand-strength percentiles computed on
-the fly (:mod:`precompute.handstrength`), so nothing of the river's 123M hands is
-stored.  :class:`BlueprintCards` serves MCCFR batches (one kernel call per batch of
-deals) and single lookups or whole ranges for the agent.
+``precompute abstraction --preset blueprint`` or ``potential``; 169, 1,286,792 and
+13,960,050 entries, uint8).  River buckets are computed on the fly, so nothing of the
+river's 123M hands is stored: equal-width hand-strength percentiles
+(:mod:`precompute.handstrength`), or with the potential-aware abstraction the nearest
+opponent-cluster hand-strength center (:mod:`precompute.riverochs`).
+:class:`BlueprintCards` serves MCCFR batches (one kernel call per batch of deals) and
+single lookups or whole ranges for the agent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from numba import njit
 from precompute.bucketing import BOARD_CARDS, KIND, ROUND_NAMES, AbstractionError, check_game, round_indexer
 from precompute.handstrength import hand_strength, range_strength, strength_bucket, strength_buckets
 from precompute.isomorphism import WORK_SIZE, IndexerTables, index_hand
+from precompute.potential import RIVER_FILE, load_river
+from precompute.riverochs import RiverOCHS, range_river_buckets, river_buckets
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, EvalTables, eval_tables, range_ranks, rank_range
 from protocol.gamedef import GameDef
 from solver.artifacts import ArtifactError, load_artifact
@@ -32,22 +36,25 @@ def _deal_buckets(
     """Buckets of two-player hold'em deals.
 
     ``cards`` int64 (N, 9): player 0's hole cards, player 1's, then the board in
-    dealing order; ``out`` int64 (N, 2, 4) is written (player, round).  The maps are
-    indexed by the rounds' canonical indices (hole cards, board as a set).
+    dealing order; ``out`` int64 (N, 2, 4) is written (player, round), the river only
+    if ``n_river`` (hand-strength buckets) is not 0.  The maps are indexed by the
+    rounds' canonical indices (hole cards, board as a set).
     """
     hand = np.empty(7, np.int64)
     work = np.empty(WORK_SIZE, np.int64)
     ranks = np.empty(NUM_HOLE_PAIRS, np.int32)
     for i in range(cards.shape[0]):
         hand[2:] = cards[i, 4:9]
-        range_ranks(t, cards[i, 4:9], 5, ranks)
+        if n_river:
+            range_ranks(t, cards[i, 4:9], 5, ranks)
         for p in range(2):
             a, b = cards[i, 2 * p], cards[i, 2 * p + 1]
             hand[0], hand[1] = a, b
             out[i, p, 0] = pre_map[index_hand(pre, hand, work)]
             out[i, p, 1] = flop_map[index_hand(flop, hand, work)]
             out[i, p, 2] = turn_map[index_hand(turn, hand, work)]
-            out[i, p, 3] = strength_bucket(hand_strength(ranks, a, b), n_river)
+            if n_river:
+                out[i, p, 3] = strength_bucket(hand_strength(ranks, a, b), n_river)
 
 
 #: How many boards' :meth:`BlueprintCards.range_buckets` answers are kept.
@@ -56,26 +63,34 @@ RANGE_CACHE = 64
 
 class BlueprintCards:
     """Buckets per round: maps for rounds 0-2 (read-only arrays, memory maps welcome),
-    ``n_river`` hand-strength buckets on the river.
+    ``n_river`` hand-strength buckets on the river, or with ``river`` its OCHS centers
+    (``n_river`` must then be their number).
 
     Raises:
-        AbstractionError: if a map does not cover its round's canonical hands.
+        AbstractionError: if a map does not cover its round's canonical hands, or the
+            river's bucket count is not positive (or not the number of OCHS centers).
     """
 
-    def __init__(self, maps: tuple[np.ndarray, np.ndarray, np.ndarray], n_river: int) -> None:
+    def __init__(
+        self, maps: tuple[np.ndarray, np.ndarray, np.ndarray], n_river: int, river: RiverOCHS | None = None
+    ) -> None:
         self.indexers = tuple(round_indexer(r) for r in range(3))
         for r, (m, ix) in enumerate(zip(maps, self.indexers)):
             if m.shape != (ix.size,):
                 raise AbstractionError(f"the {ROUND_NAMES[r]} map has shape {m.shape}, expected ({ix.size},)")
         if n_river < 1:
-            raise AbstractionError(f"the river needs at least one hand-strength bucket, got {n_river}")
+            raise AbstractionError(f"the river needs at least one bucket, got {n_river}")
+        if river is not None and len(river.centers) != n_river:
+            raise AbstractionError(f"the river has {len(river.centers)} OCHS centers, not {n_river} buckets")
         self.maps = maps
+        self.river = river
         self._ranges: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
         self.n_buckets = (*(int(m.max()) + 1 if m.size else 0 for m in maps), int(n_river))
 
     @classmethod
     def load_built(cls, folder: str | Path, game: GameDef, n_river: int) -> BlueprintCards:
-        """The maps ``precompute abstraction`` wrote into ``folder`` (preflop, flop, turn).
+        """The maps ``precompute abstraction`` wrote into ``folder`` (preflop, flop, turn),
+        and its river centers if the build was potential-aware (it wrote ``river.ochs``).
 
         Raises:
             AbstractionError: if a map is missing or was built for another game.
@@ -90,16 +105,24 @@ class BlueprintCards:
             except ArtifactError as exc:
                 raise AbstractionError(str(exc)) from None
             maps.append(art.arrays["buckets"])
-        return cls((maps[0], maps[1], maps[2]), n_river)
+        river = load_river(folder, game) if (Path(folder) / RIVER_FILE).exists() else None
+        return cls((maps[0], maps[1], maps[2]), n_river, river)
 
     def abstraction(self, name: str) -> CardAbstraction:
         """The :class:`solver.cfr.mccfr.CardAbstraction` MCCFR samples deals through."""
         tables = eval_tables()
         ix = [i.tables for i in self.indexers]
 
+        river = self.river
+        n_strength = self.n_buckets[3] if river is None else 0
+
         def buckets(deals: SampledDeals) -> np.ndarray:
-            out = np.empty((len(deals.cards), 2, 4), np.int64)
-            _deal_buckets(*ix, *self.maps, self.n_buckets[3], tables, np.ascontiguousarray(deals.cards, np.int64), out)
+            cards = np.ascontiguousarray(deals.cards, np.int64)
+            out = np.empty((len(cards), 2, 4), np.int64)
+            _deal_buckets(*ix, *self.maps, n_strength, tables, cards, out)
+            if river is not None:
+                hands = cards[:, :4].reshape(-1, 2, 2)
+                river_buckets(tables, river.centers, river.pair_cluster, cards[:, 4:9], hands, out[:, :, 3])
             return out
 
         return CardAbstraction(name, self.n_buckets, buckets)
@@ -115,6 +138,11 @@ class BlueprintCards:
             raise AbstractionError(f"{ROUND_NAMES[round_]} needs {BOARD_CARDS[round_]} board cards, got {len(board)}")
         if round_ < 3:
             return int(self.maps[round_][self.indexers[round_].index([*hole, *board])])
+        if self.river is not None:
+            out = np.empty((1, 1), np.int64)
+            hands = np.array([[[int(hole[0]), int(hole[1])]]], np.int64)
+            river_buckets(eval_tables(), *self.river, np.array([board], np.int64), hands, out)
+            return int(out[0, 0])
         ranks = rank_range(board)
         return int(strength_bucket(hand_strength(ranks, int(hole[0]), int(hole[1])), self.n_buckets[3]))
 
@@ -143,6 +171,8 @@ class BlueprintCards:
             raise AbstractionError(f"{ROUND_NAMES[round_]} needs {BOARD_CARDS[round_]} board cards, got {len(board)}")
         free = ~np.isin(HOLE_PAIRS, board).any(axis=1)
         out = np.full(NUM_HOLE_PAIRS, -1, np.int64)
+        if round_ == 3 and self.river is not None:
+            return range_river_buckets(self.river, board)
         if round_ == 3:
             strength_buckets(range_strength(board), self.n_buckets[3], out)
             return out

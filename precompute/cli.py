@@ -16,7 +16,9 @@ from protocol.gamedef import load_game
 # The builders (numpy, numba) load when a command runs, not for --help; these copies of
 # their constants are checked against them in tests/precompute/test_cli_help.py.
 #: precompute.bucketing.PRESETS.
-PRESET_NAMES = ("blueprint", "blueprint-quick", "full", "small")
+PRESET_NAMES = ("blueprint", "blueprint-quick", "full", "potential", "potential-quick", "small")
+#: The presets a blueprint trains on (no river map).
+BLUEPRINT_CARDS = ("blueprint", "blueprint-quick", "potential", "potential-quick")
 #: precompute.blueprint_train.DEFAULT_ACTIONS and QUICK_ITERATIONS.
 DEFAULT_ACTIONS = "0.5,1,2,4/0.5,1/1/1;allin;cap=4,3,2,2"
 QUICK_ITERATIONS = 4096
@@ -28,6 +30,7 @@ EPILOG = """examples:
   precompute index --rounds 2,3 AsAdKh7c2d   # canonical flop index, and back
   precompute abstraction --game holdem.nolimit.2p --buckets 169,200,200,200 --out abs/full
   precompute abstraction --game holdem.nolimit.2p --preset small --out abs/small
+  precompute abstraction --game holdem.nolimit.2p --preset potential --out abs/potential
   precompute blueprint --game holdem.nolimit.2p --iterations 4194304 --out bp/main
   precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick
   precompute health                          # is the shipped blueprint trained enough? (exit 1 if not)
@@ -43,6 +46,8 @@ BLUEPRINT_EPILOG = """examples:
       --out bp/main --compress    # continue the shipped recipe's run (bp/main) to 4x its iterations
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
+  precompute blueprint --game holdem.nolimit.2p --quick --cards potential-quick --out bp/pq   # potential-aware
+  precompute blueprint --game holdem.nolimit.2p --cards potential --iterations 8388608 --out bp/potential
   precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --out bp/w2   # 2 local worker processes
   precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --ray auto --out bp/r2
       # the same arrays as bp/w2 as Ray tasks, after `ray start --head --num-cpus 2` (or --ray HOST:6379)
@@ -101,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add_command(
         sub, "abstraction", "build a card abstraction (bucket maps per round)",
-        "k-means buckets: EMD on equity histograms preflop, flop and turn; L2 on OCHS on the river.", EPILOG,
+        "k-means buckets: EMD on equity histograms preflop, flop and turn; L2 on OCHS on the river.  Presets "
+        "potential and potential-quick: flop and turn by EMD over histograms of the next round's buckets, river "
+        "buckets by OCHS computed on the fly (blueprints train on them with --cards).", EPILOG,
     )  # fmt: skip
     p.add_argument("--game", required=True, help="a .game file or bundled name (hold'em only)")
     p.add_argument("--out", type=Path, required=True, help="output folder (holds checkpoints while building)")
@@ -127,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, help=f"MCCFR iterations; the schedule scales to them (--quick: {QUICK_ITERATIONS})")
     p.add_argument("--quick", action="store_true", help="coarse card features and few iterations: a check in about a minute")
     p.add_argument("--actions", default=DEFAULT_ACTIONS, help=f"action abstraction (default {DEFAULT_ACTIONS!r})")
+    p.add_argument("--cards", choices=BLUEPRINT_CARDS,
+                   help="card abstraction preset (default blueprint; blueprint-quick with --quick); potential: "
+                        "potential-aware flop and turn, opponent-cluster hand strength on the river")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=2, help="threads (1 or 2; same result either way, default 2)")
     p.add_argument("--block", type=int, default=1024, help="iterations per deterministic parallel block (default 1024)")
@@ -202,7 +212,8 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _abstraction(args: argparse.Namespace) -> int:
-    from precompute.bucketing import PRESETS, AbstractionConfig, build_abstraction
+    from precompute.bucketing import PRESETS, AbstractionConfig
+    from precompute.potential import build_card_abstraction
 
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file, not a folder")
@@ -224,7 +235,7 @@ def _abstraction(args: argparse.Namespace) -> int:
     }
     config: AbstractionConfig = replace(PRESETS[args.preset], **overrides)
     start = time.monotonic()
-    paths = build_abstraction(game, args.out, config, show_progress=not args.quiet)
+    paths = build_card_abstraction(game, args.out, config, show_progress=not args.quiet)
     if all(p.exists() for p in paths):
         print(f"abstraction written to {args.out} in {time.monotonic() - start:.0f}s")
     return 0
@@ -245,7 +256,7 @@ def _blueprint(args: argparse.Namespace) -> int:
     if iterations is None:
         raise ValueError("give --iterations (or --quick)")
     config = TrainConfig(
-        iterations=iterations, actions=args.actions, cards="blueprint-quick" if args.quick else "blueprint",
+        iterations=iterations, actions=args.actions, cards=args.cards or ("blueprint-quick" if args.quick else "blueprint"),
         seed=args.seed, block=args.block, threads=args.threads, checkpoint_minutes=args.checkpoint_minutes,
         stop_at=args.stop_at, schedule_iterations=args.schedule_iterations, average_rounds=args.average_rounds,
         workers=args.workers, ray=args.ray,

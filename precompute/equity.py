@@ -22,7 +22,7 @@ from numba import njit
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, EvalTables, eval_tables, range_ranks
 
 _PAIR_BITS = 11  # a hole-pair index (< 1326) fits below the rank in a sort key
-_NO_OPPONENT = 0.5  # OCHS against a cluster the board leaves empty: no information
+NO_OPPONENT = 0.5  # OCHS against a cluster the board leaves empty: no information
 
 
 @njit(cache=True)
@@ -85,7 +85,7 @@ def cluster_equities(
                 me = 1 if pair_cluster[p] == c else 0
                 opponents = all_total[c] - all_card[a, c] - all_card[b, c] + me
                 if opponents == 0:
-                    out[p, c] = _NO_OPPONENT
+                    out[p, c] = NO_OPPONENT
                     continue
                 wins = below_total[c] - below_card[a, c] - below_card[b, c]
                 ties = tie_total[c] - tie_card[a, c] - tie_card[b, c] + me

@@ -140,7 +140,7 @@ def _plus_plus(points: np.ndarray, k: int, l1: bool, uniforms: np.ndarray, chose
 
 
 @njit(cache=True)
-def _update_centers(points: np.ndarray, labels: np.ndarray, dists: np.ndarray, centers: np.ndarray) -> int:
+def update_centers(points: np.ndarray, labels: np.ndarray, dists: np.ndarray, centers: np.ndarray) -> int:
     """Move each center to the mean of its points; reseed empty ones at the farthest points.
 
     ``centers`` float32 (k, d) is written; ``dists`` is read.  Returns the number reseeded.
@@ -208,7 +208,7 @@ def kmeans(
             on_iteration(iteration, float(_inertia(dists, l1)), changed)
         if changed < tol or iteration == max_iter:
             break  # the centers stay those the labels were computed from
-        _update_centers(points, labels, dists, centers)
+        update_centers(points, labels, dists, centers)
     return KMeansResult(centers, labels, float(_inertia(dists, l1)), iteration)
 
 

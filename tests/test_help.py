@@ -81,6 +81,7 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     assert agent.cli.SAFE_ITERATIONS == SAFE_ITERATIONS and agent.cli.SAFE_GADGETS == SAFE_GADGETS
     assert agent.cli.ALL_IN_RULES == ALL_IN_RULES
     assert set(precompute.cli.PRESET_NAMES) == set(PRESETS)
+    assert set(precompute.cli.BLUEPRINT_CARDS) == {name for name, config in PRESETS.items() if not config.river_map}
     assert (precompute.cli.DEFAULT_ACTIONS, precompute.cli.QUICK_ITERATIONS) == (DEFAULT_ACTIONS, QUICK_ITERATIONS)
     assert (*CFR_PRESETS, "mccfr", *ALGORITHMS) == solver.cli.ALGORITHMS
     assert solver.cli.CCE_ALGORITHMS == ALGORITHMS and solver.cli.CCE_VARIANTS == VARIANTS
