@@ -391,8 +391,8 @@ def build_abstraction(
     stop_after_chunks: int | None = None,
 ) -> list[Path]:
     """Build (or resume) the abstraction into ``out_dir``; returns the artifact paths
-    (four, or three without ``config.river_map``; potential-aware: preflop, flop,
-    turn and the river centers, :mod:`precompute.potential`).
+    (four, or three without ``config.river_map``).  Equity-based configurations only:
+    :func:`precompute.potential.build_card_abstraction` builds either kind.
 
     ``stop_after_chunks`` interrupts the run after that many assignment chunks (with a
     checkpoint), as a crash would; used to test resuming.

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from precompute.kmeans import KMeansResult, update_centers
+from precompute.kmeans import KMeansResult, d2_pick, update_centers
 
 
 def ground_order(ground: np.ndarray) -> np.ndarray:
@@ -179,16 +179,7 @@ def _plus_plus(
             total += best[i] * best[i]
         if c == k:
             break
-        pick = c % n_points
-        target = uniforms[c] * total
-        acc = 0.0
-        for i in range(n_points):
-            if best[i] > 0:
-                pick = i
-                acc += best[i] * best[i]
-                if acc > target:
-                    break
-        chosen[c] = pick
+        chosen[c] = d2_pick(best, total, uniforms[c], c)
 
 
 def check_ground(ground: np.ndarray) -> np.ndarray:

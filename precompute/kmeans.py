@@ -125,18 +125,29 @@ def _plus_plus(points: np.ndarray, k: int, l1: bool, uniforms: np.ndarray, chose
             total += best[i] * best[i]
         if c == k:
             break
-        # The last point with D > 0 up to the draw; if every point sits on a chosen
-        # center (duplicates), any point will do: its cluster empties and is reseeded.
-        pick = c % n
-        target = uniforms[c] * total
-        acc = 0.0
-        for i in range(n):
-            if best[i] > 0:
-                pick = i
-                acc += best[i] * best[i]
-                if acc > target:
-                    break
-        chosen[c] = pick
+        chosen[c] = d2_pick(best, total, uniforms[c], c)
+
+
+@njit(cache=True)
+def d2_pick(best: np.ndarray, total: float, uniform: float, c: int) -> int:
+    """k-means++'s draw of center ``c``: the point whose running sum of D² (``best``
+    squared, ``total`` their sum) first passes ``uniform * total``.
+
+    The last point with D > 0 up to the draw; if every point sits on a chosen center
+    (duplicates), any point will do (``c`` modulo the points): its cluster empties and
+    is reseeded.
+    """
+    n = best.shape[0]
+    pick = c % n
+    target = uniform * total
+    acc = 0.0
+    for i in range(n):
+        if best[i] > 0:
+            pick = i
+            acc += best[i] * best[i]
+            if acc > target:
+                break
+    return pick
 
 
 @njit(cache=True)
