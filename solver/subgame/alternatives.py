@@ -72,16 +72,17 @@ def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], 
     return _per_chip(solver.values_at(node, player, board), weight)
 
 
-def estimated_alternatives(
-    solver: SubgameSolver, actions: Sequence[Action], board: Sequence[int], me: int
-) -> np.ndarray | None:
+def estimated_alternatives(solver: SubgameSolver, actions: Sequence[Action], board: Sequence[int], me: int) -> np.ndarray:
     """The opponent's alternative per hand in chips (over ``solver.subgame``'s hands) for
     a new subgame reached from the old one's root by ``actions``: its estimated value
-    (best in-tree action where it left the tree, else the node reached) plus gifts.
+    (best in-tree action where it left the tree, else the node reached, on the real
+    ``board``) plus gifts.  Gifts and off-tree estimates at a decision are valued on that
+    decision's own board: an action that ends the round (a call of a turn bet) at its
+    chance node, averaged over the next card, as the hand saw it when it chose.
 
-    None when an opponent decision on the way has an action into a round whose cards
-    ``board`` lacks (a call ending the turn in a subgame rooted on the turn): the solver
-    values decision nodes on a known board only, so those are not estimated."""
+    (Until 2026-11-27 there were no estimates below an opponent decision with a
+    round-ending option, and the agent solved those later spots unsafe: every nested
+    solve on the turn after a turn solve, and on the river after one.)"""
     sg: Subgame = solver.subgame
     tree = sg.tree
     opponent = 1 - me
@@ -94,9 +95,9 @@ def estimated_alternatives(
         start = int(tree.child_start[node])
         if int(tree.player[node]) == opponent:
             weight = hand_weights(sg.hands, solver.reach_at(node, board)[me])
-            children = [skip_chance(tree, int(tree.children[start + i])) for i in range(len(offered))]
-            if any(tree.kind[c] == DECISION and tree.round[c] != tree.round[node] for c in children):
-                return None
+            # An action that ends the round is valued at its chance node, before the next
+            # card: what the hand expected there, like its other actions at this decision.
+            children = [int(tree.children[start + i]) for i in range(len(offered))]
             chips = np.array([_chips(solver, c, opponent, board, weight) for c in children])
             if action not in offered:
                 return chips.max(axis=0) + gifts  # nested: the best action the tree offered

@@ -174,13 +174,21 @@ class Subgame:
             node = int(tree.children[tree.child_start[node] + tree.actions(node).index(action)])
         return skip_chance(self.tree, node)
 
+    def board_round(self, node: int) -> int:
+        """The round whose board ``node``'s rows and values are indexed by: its own, or at a
+        chance node the round it deals from (its values average over the cards it deals)."""
+        tree = self.tree
+        if tree.kind[node] == CHANCE and tree.deal_from[node] >= 0:
+            return int(tree.deal_from[node])
+        return int(tree.round[node])
+
     def board_index(self, node: int, board: Sequence[int] | None) -> int:
-        """The board index of ``node``'s round given the board cards dealt so far.
+        """The board index of ``node``'s round (:meth:`board_round`) given the board cards dealt so far.
 
         Raises:
             SubgameError: if the board is missing or does not fit the node's round.
         """
-        r = int(self.tree.round[node])
+        r = self.board_round(node)
         if self.space.n_boards[r] == 1:
             return 0
         if board is None:
@@ -538,7 +546,7 @@ class SubgameSolver:
         for parent, _ in sg.path(node):
             if sg.tree.kind[parent] == CHANCE:
                 reach[1 - player] *= sg.arrays.deal_factor[parent]
-        b = np.int64(sg.board_index(node, board) if sg.space.n_boards[sg.tree.round[node]] > 1 else 0)
+        b = np.int64(sg.board_index(node, board))
         n_h = sg.n_hands
         return walk(
             np.int64(node), b, np.int64(player), reach[player], reach[1 - player], np.int64(mode), sg.arrays, sg.cards,
@@ -557,7 +565,7 @@ def _hooked(reach: np.ndarray | None, default: np.ndarray, player: int) -> np.nd
 
 
 def _board_mask(sg: Subgame, node: int, board: Sequence[int] | None) -> np.ndarray:
-    r = int(sg.tree.round[node])
+    r = sg.board_round(node)
     return sg.space.compat[r][sg.board_index(node, board)].astype(np.float64)
 
 

@@ -18,7 +18,7 @@ from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
 from solver.subgame.alternatives import GADGET, estimated_alternatives, safe_hook
-from solver.subgame.gadgets import MIXED, RESOLVE
+from solver.subgame.gadgets import MIXED, RESOLVE, hand_weights
 from solver.subgame.range_solver import SubgameSolver, build_subgame
 from tests.agent.test_strategist import StandInBlueprint
 
@@ -162,10 +162,10 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert stage.abstraction_at(parse_matchstate(RIVER, GAME).state) is stage.abstraction
 
 
-def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
-    """After an off-tree raise on the turn, the last solve's estimates would need the value of
-    a call that ends the turn (a river node, on a board without its card): the new solve
-    runs unsafe instead of failing (it used to raise and fall back to the blueprint)."""
+def test_a_turn_resolve_after_an_off_tree_raise_is_safe_with_estimates_before_the_river():
+    """After an off-tree raise on the turn, the last solve's estimates value the call that
+    would have ended the turn at its chance node (before the river card), so the new solve
+    is safe (it was solved unsafe until 2026-11-27)."""
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
     stage = SolvingStage(np.random.default_rng(0))
     strategist = AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"])
@@ -178,9 +178,18 @@ def test_a_turn_resolve_whose_estimates_need_the_river_is_nested_unsafe():
     odd = f"r{bet.size * 2 + 37}"
     raised = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/{bet}{odd}:AsKd|/2c7hKs/9d", GAME)
     since = actions_since(active.root_betting, raised.state)
-    assert estimated_alternatives(active.solver, since, raised.state.board, 0) is None
+    found = estimated_alternatives(active.solver, since, raised.state.board, 0)
+    # The opponent's best in-tree answer to the bet, per hand: at least its call's value,
+    # which is the value of the river chance node the call leads to.
+    sg, tree = active.subgame, active.subgame.tree
+    facing = sg.node_after(since[:1])
+    call = int(tree.children[tree.child_start[facing] + [a.kind.name for a in tree.actions(facing)].index("CALL")])
+    weight = hand_weights(sg.hands, active.solver.reach_at(facing, raised.state.board)[0])
+    live = weight > 0
+    call_chips = active.solver.values_at(call, 1, raised.state.board)[live] / weight[live]
+    assert np.isfinite(found).all() and (found[live] >= call_chips - 1e-9).all()
     decision = agent.decide(raised)
-    assert decision.source == "nested-unsafe" and agent.hand.notes["solve"] is not active
+    assert decision.source == stage.settings.later_kind and agent.hand.notes["solve"] is not active
 
 
 def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_needs():

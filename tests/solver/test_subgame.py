@@ -19,7 +19,7 @@ from solver.ranges import EVALUATE, tabular_game
 from solver.spot import load_spot
 from solver.subgame.range_solver import CheckSchedule, SubgameError, SubgameSolver, build_subgame
 from solver.subgame.split import frontier_tasks
-from solver.tree import DECISION
+from solver.tree import CHANCE, DECISION
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
 ABSTRACTION = parse_abstraction("0.5,1;allin;cap=2")
@@ -119,6 +119,28 @@ def test_card_removal_in_two_card_hands():
         assert (solver.values_at(node, player, board)[blocked] == 0).all()
     with pytest.raises(SubgameError, match="pass the board"):
         solver.reach_at(node)
+
+
+def test_a_chance_node_is_valued_before_its_card_as_its_decision_sees_it():
+    """Values at a chance node (on the board it deals from) are the sum of its dealt
+    children's values, and a decision's value is its strategy's mix of its children's,
+    a chance child included: what safe re-solving's gifts compare."""
+    sg = build_subgame(initial_state(TINY_NL), parse_abstraction("1;allin"))
+    solver = SubgameSolver(sg, np.random.default_rng(2).uniform(0.2, 1, (2, sg.n_hands)))
+    solver.solve(0.0, max_iterations=40)
+    tree = sg.tree
+    decision = sg.node_after([CALL])  # the big blind's option: check ends the round
+    start, count = int(tree.child_start[decision]), int(tree.child_count[decision])
+    children = [int(tree.children[start + a]) for a in range(count)]
+    chance = next(c for c in children if tree.kind[c] == CHANCE)
+    assert sg.board_round(chance) == 0 and int(tree.round[chance]) == 1
+    player = int(tree.player[decision])
+    for p in range(2):
+        dealt = sum(solver.values_at(int(tree.children[tree.child_start[chance]]), p, [int(c)]) for c in sg.space.deck)
+        np.testing.assert_allclose(solver.values_at(chance, p), dealt, rtol=1e-12, atol=1e-12)
+    sigma = solver.node_strategy(decision)
+    mixed = sum(sigma[:, a] * solver.values_at(c, player) for a, c in enumerate(children))
+    np.testing.assert_allclose(mixed, solver.values_at(decision, player), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
