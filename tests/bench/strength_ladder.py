@@ -3,6 +3,7 @@
     nice -n 10 .venv/bin/python tests/bench/strength_ladder.py --hands 3000 --lbr --out matches/ladder
     .venv/bin/python tests/bench/strength_ladder.py --quick                      # 20 hands a rung, no LBR
     .venv/bin/python tests/bench/strength_ladder.py --rungs call,equity --hands 200
+    .venv/bin/python tests/bench/strength_ladder.py --rungs equity --agent-options "--solve-from turn" --out matches/ladder-turn
 
 Rungs (``--rungs``, in this order by default):
 
@@ -31,6 +32,13 @@ approximation of the showdown-expectation estimate), the hands played, the secon
 hand of the run (wall clock of the matches, startup included) and the 1-minute load
 average sampled during it (the machine may be shared).  The table is printed as
 markdown and written to ``OUT/ladder.md``.
+
+``--agent-options`` plays another mode of the agent on every rung (the options of ``agent
+connect``, e.g. ``--solve-from turn --later-gadget resolve``; LBR rungs get them too):
+the agent seat is then this checkout's ``agent connect`` with those options, still named
+``agent``.  Two modes on the same deals: run the ``equity`` rung of each with the same
+``--seed`` into two folders, then ``dealer compare A/equity/match.*.log --baseline
+B/equity/match.*.log``.
 
 Resume-friendly: a rung that finished keeps its result in ``OUT/RUNG/rung.json`` and is
 not replayed; an interrupted ``dealer run`` rung is finished with ``dealer run --resume``,
@@ -83,6 +91,7 @@ class Settings:
     seed: int
     t_per_hand: int
     frozen_commit: str
+    agent_options: str = ""
 
 
 @dataclass
@@ -140,17 +149,31 @@ def frozen_seat(commit: str) -> str:
     return shlex.join(words)
 
 
+def agent_seat(options: str) -> str:
+    """The ``dealer run`` seat of this checkout's agent: the built-in ``agent`` kind, or with
+    ``options`` (``agent connect`` options) the same command with them added."""
+    if not options.strip():
+        return "agent"
+    words = [
+        sys.executable, "-m", "agent.cli", "connect", "--game", "{game}", "--seed", "{seed}", "--name", "{name}",
+        "--match", "{match}", "--decision-log", "{decision_log}", "--action-limit", "{action_limit}",
+        "--time-budget", "{time_budget}", *shlex.split(options),
+    ]  # fmt: skip
+    return shlex.join(words)
+
+
 # --- rungs ------------------------------------------------------------------------------------
 
 
 def _lineup(rung: str, settings: Settings) -> tuple[list[str], list[str]]:
     """Seats and names of a ``dealer run`` rung (or of the frozen-vs-equity run)."""
+    agent = agent_seat(settings.agent_options)
     if rung in BASELINES:
-        return ["agent", rung], ["agent", rung]
+        return [agent, rung], ["agent", rung]
     if rung == "blueprint":
-        return ["agent", "agent-blueprint"], ["agent", "blueprint-only"]
+        return [agent, "agent-blueprint"], ["agent", "blueprint-only"]
     if rung == "frozen":
-        return ["agent", frozen_seat(settings.frozen_commit)], ["agent", "frozen"]
+        return [agent, frozen_seat(settings.frozen_commit)], ["agent", "frozen"]
     if rung == FROZEN_EQUITY:
         return [frozen_seat(settings.frozen_commit), "equity"], ["frozen", "equity"]
     raise LadderError(f"unknown rung {rung!r}")
@@ -162,7 +185,9 @@ def _saved(folder: Path, settings: Settings) -> Row | None:
         saved = json.loads((folder / RUNG_FILE).read_text())
     except (OSError, ValueError):
         return None
-    return Row(**saved["row"]) if saved.get("settings") == asdict(settings) else None
+    found = saved.get("settings") or {}
+    found.setdefault("agent_options", "")  # rungs saved before --agent-options existed
+    return Row(**saved["row"]) if found == asdict(settings) else None
 
 
 def _save(folder: Path, settings: Settings, row: Row) -> Row:
@@ -258,11 +283,12 @@ def lbr_row(rung: str, out: Path, settings: Settings, hands: int) -> Row:
     """``agent lbr`` (resumed by itself when interrupted): the agent's result is minus LBR's winnings."""
     setting = rung.removeprefix("lbr-")
     folder = out / rung
-    lbr_settings = Settings(hands, settings.seed, settings.t_per_hand, settings.frozen_commit)
+    lbr_settings = Settings(hands, settings.seed, settings.t_per_hand, settings.frozen_commit, settings.agent_options)
     if (row := _saved(folder, lbr_settings)) is not None:
         return row
     cmd = [sys.executable, "-m", "agent.cli", "lbr", "--setting", setting, "--hands", str(hands), "--seed", str(settings.seed),
-           "--time-budget", str(settings.t_per_hand / 1000), "--out", str(folder)]  # fmt: skip
+           "--time-budget", str(settings.t_per_hand / 1000), "--out", str(folder),
+           *shlex.split(settings.agent_options)]  # fmt: skip
     _, load, _ = _run(cmd, f"rung {rung}")
     result = json.loads((folder / "result.json").read_text())
     estimate = result["showdown_expectation"]
@@ -310,7 +336,8 @@ def _header(settings: Settings) -> str:
     return (
         f"Strength ladder of the agent at {head}{dirty}, {time.strftime('%Y-%m-%d %H:%M')}: {settings.hands:,} hands per "
         f"side of each duplicate match, seed {settings.seed}, {settings.t_per_hand} ms per hand, frozen copy "
-        f"{settings.frozen_commit}; {os.cpu_count()} cores.\n\n"
+        f"{settings.frozen_commit}; {os.cpu_count()} cores"
+        f"{'; agent options ' + settings.agent_options if settings.agent_options else ''}.\n\n"
         f"    {shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])}\n"
     )
 
@@ -331,6 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--t-per-hand", type=int, default=7000, help="the dealer's ms per hand (the agent aims at a quarter)")
     parser.add_argument("--frozen-commit", default=FROZEN_COMMIT, help=f"the frozen copy's commit (default {FROZEN_COMMIT})")
     parser.add_argument(
+        "--agent-options", default="", metavar="OPTIONS",
+        help="agent connect options for the agent on every rung, e.g. \"--solve-from turn\" (default: none)",
+    )
+    parser.add_argument(
         "--blueprint-value", action="store_true",
         help="also evaluate the blueprint rung with dealer report --value blueprint",
     )  # fmt: skip
@@ -343,7 +374,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown rung {unknown[0]!r}" if unknown else "--hands must be at least 1")
     out = args.out or ROOT / "matches" / time.strftime("ladder-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
-    settings = Settings(hands, args.seed, args.t_per_hand, args.frozen_commit)
+    try:
+        shlex.split(args.agent_options)
+    except ValueError as exc:
+        parser.error(f"--agent-options: {exc}")
+    settings = Settings(hands, args.seed, args.t_per_hand, args.frozen_commit, args.agent_options)
     rows: list[Row] = []
     try:
         for rung in rungs:

@@ -51,6 +51,19 @@ def test_quick_ladder_on_two_rungs_prints_finite_figures_and_keeps_finished_rung
     assert _rows((tmp_path / "ladder.md").read_text()) == rows
 
 
+def test_agent_options_seat_the_agent_as_a_command_with_them(tmp_path):
+    cmd = [sys.executable, str(LADDER), "--rungs", "call", "--hands", "3", "--out", str(tmp_path),
+           "--agent-options", "--solve-from turn --later-gadget resolve"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    seat = json.loads((tmp_path / "call" / "run.json").read_text())["seats"][0]
+    assert seat.split()[1:4] == ["-m", "agent.cli", "connect"] and seat.endswith("--solve-from turn --later-gadget resolve")
+    assert "agent options --solve-from turn --later-gadget resolve" in (tmp_path / "ladder.md").read_text()
+    assert "call" in _rows((tmp_path / "ladder.md").read_text())
+    bad = subprocess.run([*cmd[:-1], '--solve-from "turn'], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--agent-options: No closing quotation" in bad.stderr
+
+
 def test_a_command_seat_gets_its_placeholders_and_its_decision_log_is_read(tmp_path):
     bot = (f"{sys.executable} -m dealer.cli bot call --game {{game}} --seed {{seed}} --name {{name}} --match {{match}} "
            "--decision-log {decision_log}")  # fmt: skip
