@@ -207,6 +207,7 @@ def connect(args: argparse.Namespace) -> int:
 
 
 def lbr(args: argparse.Namespace) -> int:
+    from agent.lbr_lines import format_lines, line_table
     from agent.lbr_policy import AgentRangePolicy
     from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of
     from agent.player import Agent
@@ -258,6 +259,9 @@ def lbr(args: argparse.Namespace) -> int:
             log.write_result(result_of(config, records, game.big_blind, policy))
             log.close()
     print(describe(records, game.big_blind, args.setting))
+    if any(r.line for r in records):
+        rows, unread = line_table(((r.line, r.expected) for r in records), game)
+        print(format_lines(rows, unread))
     if records:
         wall, cpu = sum(r.wall for r in records), sum(r.cpu for r in records)
         sources = ", ".join(f"{k} {v}" for k, v in sorted(policy.sources.items())) or "none"

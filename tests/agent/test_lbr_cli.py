@@ -42,6 +42,7 @@ def test_quick_run_then_resume(tmp_path, capsys, monkeypatch, blueprint):
     assert [r["hand"] for r in first] == [0, 1, 2]
     printed = capsys.readouterr().out
     assert "LBR (fcpa) against the agent:" in printed and "mbb/hand (95% CI, 3 hands" in printed
+    assert "LBR's winnings by its last bet and the hand's end" in printed  # agent/lbr_lines.py's table
 
     assert main([*args, "--hands", "5"]) == 0  # the same folder and options: resumes after hand 2
     records = _records(out)
