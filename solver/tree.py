@@ -99,6 +99,7 @@ def build_tree(
     *,
     root: State | None = None,
     size_scale: float = 1.0,
+    last_round: int | None = None,
 ) -> BettingTree:
     """Build the betting tree of ``game``; no-limit games need an ``abstraction``.
 
@@ -107,6 +108,8 @@ def build_tree(
             subgame tree rooted at a later state takes the board of the root's round
             as known, so its first chance node deals the next round.
         size_scale: multiplies every abstraction raise size (bet-size randomization).
+        last_round: cut the tree after this round: a chance node dealing a later round
+            is a leaf with no children (depth-limited solving values it otherwise).
 
     Raises:
         TreeError: if a no-limit game has no abstraction, the root is finished or of
@@ -130,7 +133,8 @@ def build_tree(
         """Add the subtree of ``state``, reached from a node in ``before_round``."""
         if state.round != before_round:
             chance = add(CHANCE, state, deal_from=before_round)
-            edges[chance].append((grow(state, state.round), None))
+            if last_round is None or state.round <= last_round:
+                edges[chance].append((grow(state, state.round), None))
             return chance
         if state.finished:
             return add(SHOWDOWN if state.is_showdown else FOLD_END, state)

@@ -116,6 +116,12 @@ class Subgame:
     def pot(self) -> int:
         return self.root.pot
 
+    @property
+    def leaves(self) -> np.ndarray:
+        """The depth limit's leaves: chance nodes without children (none unless built ``depth_limited``)."""
+        tree = self.tree
+        return np.flatnonzero((tree.kind == CHANCE) & (tree.child_count == 0))
+
     def size(self) -> tuple[int, int]:
         """(nodes, infosets): tree nodes, and decision nodes times their (board, hand) rows."""
         tree, lay = self.tree, self.tabular.layout
@@ -207,8 +213,12 @@ class Subgame:
         return path_from_root(self.parent, self.parent_edge, node)
 
 
-def build_subgame(root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0) -> Subgame:
-    """The subgame of ``root``: its board (through the root's round) is known.
+def build_subgame(
+    root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0, depth_limited: bool = False
+) -> Subgame:
+    """The subgame of ``root``: its board (through the root's round) is known.  With
+    ``depth_limited`` the tree ends with the root's round: the chance nodes dealing the
+    next round are leaves, valued by :mod:`solver.subgame.depth_limited_range`.
 
     Raises:
         SubgameError: if the root is finished, the game is not two-player, or the
@@ -224,7 +234,7 @@ def build_subgame(root: State, abstraction: ActionAbstraction | None, *, size_sc
         raise SubgameError(f"the root is in round {root.round + 1}, which needs {n_board} board cards, got {len(root.board)}")
     if not size_scale > 0:
         raise SubgameError(f"the bet-size scale must be positive, got {size_scale}")
-    tree = build_tree(game, abstraction, root=root, size_scale=size_scale)
+    tree = build_tree(game, abstraction, root=root, size_scale=size_scale, last_round=root.round if depth_limited else None)
     tabular = tabular_layout(tree, card_space(game, tuple(root.board[:n_board])))
     arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
     parent = np.full(tree.n_nodes, -1, np.int64)
@@ -342,6 +352,8 @@ class SubgameSolver:
         self, subgame: Subgame, ranges: np.ndarray, config: CFRConfig = SUBGAME_DCFR, *, threads: int = 1,
         max_bytes: float = 8e9, dtype: type = np.float32,
     ) -> None:
+        if len(subgame.leaves):
+            raise SubgameError("a depth-limited subgame is solved by solver.subgame.depth_limited_range, not SubgameSolver")
         ranges = np.array(ranges, dtype=np.float64)
         if ranges.shape != (2, subgame.n_hands):
             raise SubgameError(f"ranges must have shape (2, {subgame.n_hands}) over the subgame's hands, got {ranges.shape}")
@@ -395,7 +407,7 @@ class SubgameSolver:
             t = self.iterations
             reach = self.ranges
             if hook is not None:
-                reach = np.array([_hooked(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
+                reach = np.array([hooked_reach(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
             d = discounts(t, *self.config)
             for trav in range(2):
                 values = self._values(trav, UPDATE, reach, self.avg, d)
@@ -555,7 +567,12 @@ class SubgameSolver:
         )
 
 
-def _hooked(reach: np.ndarray | None, default: np.ndarray, player: int) -> np.ndarray:
+def hooked_reach(reach: np.ndarray | None, default: np.ndarray, player: int) -> np.ndarray:
+    """A root hook's reach for ``player`` checked (``default`` where the hook returned None).
+
+    Raises:
+        SubgameError: if the hook's reach is malformed.
+    """
     if reach is None:
         return default
     reach = np.asarray(reach, np.float64)
