@@ -142,7 +142,7 @@ def blueprint_alternatives(blueprint: BlueprintRows, node: int, real: State, our
         sg = build_subgame(with_cards(abstract, ((),) * 2, known), tree.abstraction)
     except SubgameError:
         return None
-    strategy = _blueprint_strategy(blueprint, sg, node, me)
+    strategy = blueprint_strategy(blueprint, sg, node, (me,))
     if strategy is None:
         return None
     ranges = np.ones((2, sg.n_hands))
@@ -156,12 +156,16 @@ def blueprint_alternatives(blueprint: BlueprintRows, node: int, real: State, our
     return sg.to_hole_pairs(chips * (real.pot / abstract.pot))
 
 
-def _blueprint_strategy(blueprint: BlueprintRows, sg: Subgame, node: int, me: int) -> np.ndarray | None:
-    """The blueprint's play below ``node`` in ``sg``'s tabular layout (our rows; the
-    opponent's are uniform, a best response ignores them), or None (see above)."""
+def blueprint_strategy(
+    blueprint: BlueprintRows, sg: Subgame, node: int, players: tuple[int, ...], max_rows: int = MAX_BLUEPRINT_ROWS
+) -> np.ndarray | None:
+    """The blueprint's play below ``node`` in ``sg``'s tabular layout (a subgame rebuilt
+    from the blueprint's state at ``node`` with its abstraction): the rows of ``players``
+    from the blueprint, the others' uniform (a best response ignores them); None when the
+    rebuilt tree disagrees with the blueprint's or needs more than ``max_rows`` rows."""
     tree, lay = sg.tree, sg.tabular.layout
     strategy = np.zeros(lay.size)
-    budget = MAX_BLUEPRINT_ROWS
+    budget = max_rows
     todo = [(skip_chance(tree, 0), node)]
     while todo:
         s_node, b_node = todo.pop()
@@ -171,7 +175,7 @@ def _blueprint_strategy(blueprint: BlueprintRows, sg: Subgame, node: int, me: in
         n_a, r = len(actions), int(tree.round[s_node])
         base = int(lay.offset[s_node])
         for b in range(sg.space.n_boards[r]):
-            if int(tree.player[s_node]) == me:
+            if int(tree.player[s_node]) in players:
                 budget -= 1
                 if budget < 0:
                     return None

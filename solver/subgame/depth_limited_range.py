@@ -53,6 +53,9 @@ class LeafValues(Protocol):
     subgame's ``leaves``) when the rest of the game is played by continuation
     ``option``, given both players' reaches arriving there — what the range kernel
     would return at that chance node if the tree went on.
+
+    Optionally ``begin_iteration(t)``: called before each solve iteration (leaf values
+    estimated by sampling draw their sample there).
     """
 
     k: int
@@ -195,6 +198,9 @@ class DepthLimitedSolver:
         for _ in range(count):
             self.iterations += 1
             t = self.iterations
+            begin = getattr(self.leaves, "begin_iteration", None)
+            if begin is not None:
+                begin(t)
             reach = self.ranges
             if hook is not None:
                 reach = np.array([hooked_reach(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])

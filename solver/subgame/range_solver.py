@@ -214,11 +214,14 @@ class Subgame:
 
 
 def build_subgame(
-    root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0, depth_limited: bool = False
+    root: State, abstraction: ActionAbstraction | None, *, size_scale: float = 1.0, depth_limited: bool = False,
+    runout: Sequence[int] = (),
 ) -> Subgame:
     """The subgame of ``root``: its board (through the root's round) is known.  With
     ``depth_limited`` the tree ends with the root's round: the chance nodes dealing the
-    next round are leaves, valued by :mod:`solver.subgame.depth_limited_range`.
+    next round are leaves, valued by :mod:`solver.subgame.depth_limited_range`.  A
+    ``runout`` (whole later rounds of board cards) is known too: the subgame is the one
+    deal, its values conditional on it (depth-limited leaf values on sampled runouts).
 
     Raises:
         SubgameError: if the root is finished, the game is not two-player, or the
@@ -235,7 +238,7 @@ def build_subgame(
     if not size_scale > 0:
         raise SubgameError(f"the bet-size scale must be positive, got {size_scale}")
     tree = build_tree(game, abstraction, root=root, size_scale=size_scale, last_round=root.round if depth_limited else None)
-    tabular = tabular_layout(tree, card_space(game, tuple(root.board[:n_board])))
+    tabular = tabular_layout(tree, card_space(game, tuple(root.board[:n_board]) + tuple(runout)))
     arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
     parent = np.full(tree.n_nodes, -1, np.int64)
     parent_edge = np.full(tree.n_nodes, -1, np.int64)

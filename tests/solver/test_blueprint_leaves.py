@@ -1,0 +1,96 @@
+"""Depth-limited hold'em leaf values from the shipped blueprint on sampled runouts
+(solver/subgame/blueprint_leaves.py), checked against the range kernel's own deals."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from precompute.blueprint import Blueprint
+from protocol.gamedef import load_game
+from protocol.rules import with_cards
+from protocol.wire import parse_matchstate
+from solver.bets import parse_abstraction
+from solver.ranges import EVALUATE, WHOLE, walk
+from solver.subgame.alternatives import blueprint_strategy
+from solver.subgame.blueprint_leaves import BlueprintLeafValues
+from solver.subgame.depth_limited_range import DepthLimitedSolver, TreeLeafValues
+from solver.subgame.range_solver import SubgameError, build_subgame
+
+GAME = load_game("holdem.nolimit.2p")
+SIZES = parse_abstraction("1;allin;cap=1")
+
+
+@pytest.fixture(scope="module")
+def blueprint():
+    return Blueprint.load()
+
+
+def _values_at_root(sg, strategy, trav, reach_t, reach_o):
+    unused = np.zeros(0)
+    return walk(np.int64(0), np.int64(0), np.int64(trav), reach_t, reach_o, np.int64(EVALUATE), sg.arrays, sg.cards, unused,
+                unused, strategy, unused, 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, sg.n_hands)),
+                np.zeros((0, sg.n_hands)))  # fmt: skip
+
+
+def test_flop_leaf_values_over_every_river_are_the_kernels_deal_of_the_river(blueprint):
+    """A flop subgame's check-check leaf on one turn card: the runout estimates averaged over
+    every river (scaled from the two-card runout's weight to the river's alone) equal the
+    range kernel's value of the blueprint's turn subgame, whose river it deals itself."""
+    flop = parse_matchstate("MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", GAME).state
+    cut = build_subgame(flop, SIZES, depth_limited=True)
+    leaves = BlueprintLeafValues(cut, blueprint, me=0, seed=3)
+    leaf = next(i for i, n in enumerate(cut.leaves) if cut.tree.states[int(n)].betting.endswith("/cc/"))
+    state, node, ratio = leaves.targets[leaf]
+    assert node is not None and ratio == pytest.approx(1.0)
+    rng = np.random.default_rng(0)
+    reach_t, reach_o = rng.uniform(0, 1, cut.n_hands), rng.uniform(0, 1, cut.n_hands)
+    turn = int(leaves.deck[7])
+    leaves.use([(turn, int(r)) for r in leaves.deck if r != turn])
+    rest = build_subgame(with_cards(state, ((), ()), leaves.board + (turn,)), blueprint.tree.abstraction)
+    strategy = blueprint_strategy(blueprint, rest, node, (0, 1), 100000)
+    for trav in range(2):
+        exact = _values_at_root(rest, strategy, trav, rest.from_hole_pairs(cut.to_hole_pairs(reach_t)),
+                                rest.from_hole_pairs(cut.to_hole_pairs(reach_o)))  # fmt: skip
+        estimate = leaves.values(leaf, 0, trav, reach_t, reach_o) * (49 - 4) / 49  # one turn card of 49, weighed 1/45
+        np.testing.assert_allclose(estimate, cut.from_hole_pairs(rest.to_hole_pairs(exact)), rtol=1e-9, atol=1e-6)
+        assert np.abs(estimate).max() > 1.0
+
+
+def test_an_all_in_leaf_is_a_showdown_whose_mean_over_rivers_is_exact(blueprint):
+    turn = parse_matchstate("MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d", GAME).state
+    cut, full = build_subgame(turn, SIZES, depth_limited=True), build_subgame(turn, SIZES)
+    leaves = BlueprintLeafValues(cut, blueprint, me=0, continuations=("blueprint", "raise"), seed=1)
+    all_in = [i for i, n in enumerate(cut.leaves) if cut.tree.states[int(n)].finished]
+    assert all_in
+    exact = TreeLeafValues(cut, full, [full.tabular.uniform_strategy()])
+    leaves.use([(int(r),) for r in leaves.deck])
+    rng = np.random.default_rng(2)
+    reach_t, reach_o = rng.uniform(0, 1, cut.n_hands), rng.uniform(0, 1, cut.n_hands)
+    for leaf in all_in:
+        for trav in range(2):
+            np.testing.assert_allclose(leaves.values(leaf, 1, trav, reach_t, reach_o),
+                                       exact.values(leaf, 0, trav, reach_t, reach_o), rtol=1e-9, atol=1e-6)  # fmt: skip
+
+
+def test_continuations_differ_and_a_solve_draws_a_runout_every_iteration(blueprint):
+    turn = parse_matchstate("MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d", GAME).state
+    cut = build_subgame(turn, SIZES, depth_limited=True)
+    leaves = BlueprintLeafValues(cut, blueprint, me=0, continuations=("blueprint", "fold", "call", "raise"), seed=5)
+    leaf = next(i for i, (_, node, _) in enumerate(leaves.targets) if node is not None)
+    ones = np.ones(cut.n_hands)
+    values = [leaves.values(leaf, j, 0, ones, ones) for j in range(4)]
+    assert all(not np.allclose(values[0], v) for v in values[1:])
+    solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1)
+    drawn = []
+    for _ in range(6):
+        solver.iterate(1)
+        drawn.append(leaves.runouts)
+    assert all(a is not b for a, b in itertools.pairwise(drawn)) and len(set(map(tuple, drawn))) > 1
+    assert np.isfinite(solver.average_strategy()).all()
+    with pytest.raises(SubgameError, match="runout"):
+        leaves.use([])
+    with pytest.raises(SubgameError, match="continuations"):
+        BlueprintLeafValues(cut, blueprint, me=0, continuations=("best-response",))
