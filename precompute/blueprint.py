@@ -78,6 +78,9 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ACPC_CACHE_DIR") or Path.home() / ".cache" / "acpc-agent")
 
 
+#: Boards whose bucket of every hand a :class:`Blueprint` keeps (about 10 KB each).
+BUCKET_CACHE = 256
+
 class Blueprint:
     """A loaded blueprint (see the module docstring); build with :meth:`load`."""
 
@@ -86,6 +89,9 @@ class Blueprint:
         self.game, self.tree, self.layout, self.cards = game, tree, lay, cards
         self.params, self.path = params, path
         self._strategy = strategy  # uint8 memory map in the layout
+        # The buckets of every hand on the last few boards: a subgame's rows read one
+        # board for many nodes (a rest-of-hand subtree on a runout: a hundred or more).
+        self._buckets: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
 
     @classmethod
     def load(cls, path: str | Path | None = None, *, verify: bool = False) -> Blueprint:
@@ -184,11 +190,20 @@ class Blueprint:
         """Every infoset's quantized row (uint8, in ``layout`` order: per node, bucket-major)."""
         return np.asarray(self._strategy)
 
+    def _range_buckets(self, round_: int, board: tuple[int, ...]) -> np.ndarray:
+        key = (round_, board)
+        found = self._buckets.get(key)
+        if found is None:
+            if len(self._buckets) >= BUCKET_CACHE:
+                self._buckets.pop(next(iter(self._buckets)))  # the oldest
+            found = self._buckets[key] = self.cards.range_buckets(round_, board)
+        return found
+
     def range_strategy(self, node: int, board: Sequence[int] = ()) -> np.ndarray:
         """Probabilities (float64 (1326, n_actions)) for every ``HOLE_PAIRS`` hand at ``node``;
         rows of hands that share a card with ``board`` are all zero."""
         base, n_a, round_ = self._rows(node)
-        buckets = self.cards.range_buckets(round_, board)
+        buckets = self._range_buckets(round_, tuple(int(c) for c in board))
         table = np.asarray(self._strategy[base : base + self.layout.rows[round_] * n_a]).reshape(-1, n_a)
         out = np.zeros((len(buckets), n_a))
         free = buckets >= 0

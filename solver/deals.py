@@ -128,11 +128,14 @@ class CardSpace:
         return final_board // self.extensions(round_, self.game.num_rounds - 1)
 
 
-def card_space(game: GameDef, board: tuple[int, ...] = ()) -> CardSpace:
+def card_space(game: GameDef, board: tuple[int, ...] = (), last_round: int | None = None) -> CardSpace:
     """Enumerate the hands and boards of ``game``, after the known ``board`` if any.
 
     Args:
         board: board cards already dealt, in dealing order, whole rounds only.
+        last_round: deal no board after this round (a depth-limited subgame's space):
+            later rounds keep its boards, and no showdown ranks are computed (its tree
+            has no showdown past the cut).
 
     Raises:
         CardSpaceError: if hands have more than two cards, there are too many rows,
@@ -150,6 +153,9 @@ def card_space(game: GameDef, board: tuple[int, ...] = ()) -> CardSpace:
     hands = _colex_combinations(cards, k)
     boards = [np.zeros((1, 0), np.int64)]  # the empty board before round 0
     for r in range(game.num_rounds):
+        if last_round is not None and r > last_round:
+            boards.append(boards[-1])
+            continue
         if game.board_cards_through(r) <= len(known):
             boards.append(known[None, : game.board_cards_through(r)])
             continue
@@ -164,7 +170,10 @@ def card_space(game: GameDef, board: tuple[int, ...] = ()) -> CardSpace:
             )
     boards = boards[1:]
     compat = tuple(_compat(b, hands) for b in boards)
-    final_rank = _final_ranks(boards[-1], hands, compat[-1])
+    if last_round is not None and last_round < game.num_rounds - 1:
+        final_rank = np.zeros((len(boards[-1]), len(hands)), np.int64)
+    else:
+        final_rank = _final_ranks(boards[-1], hands, compat[-1])
     final_order = np.argsort(final_rank, axis=1, kind="stable").astype(np.int64)
     return CardSpace(
         game=game,

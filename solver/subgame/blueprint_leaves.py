@@ -28,16 +28,19 @@ import numpy as np
 
 from protocol.fasteval import rank_range
 from protocol.rules import State, with_cards
+from solver.deals import CardSpace, card_space
 from solver.follow import TranslationMemory
 from solver.follow import walk as follow
 from solver.ranges import EVALUATE, WHOLE, walk
 from solver.subgame.alternatives import BlueprintRows, blueprint_strategy
 from solver.subgame.depth_limited import BIAS_FACTOR, CONTINUATIONS, biased_strategy
-from solver.subgame.range_solver import Subgame, SubgameError, build_subgame
-from solver.tree import DECISION
+from solver.subgame.range_solver import Subgame, SubgameError, assemble_subgame
+from solver.tree import DECISION, BettingTree, build_tree
 
 #: Rows a leaf's rest of the hand may read from the blueprint on one runout.
 MAX_REST_ROWS = 20000
+#: Showdown sign matrices (5.5 MB each on the flop) are kept for this many runouts at most.
+SIGN_CACHE = 4
 
 
 class BlueprintLeafValues:
@@ -82,6 +85,13 @@ class BlueprintLeafValues:
             for leaf in cut.leaves
         ]
         self.runouts: list[tuple[int, ...]] = [self.draw()]
+        # Built once: each leaf's rest-of-hand tree.  Per runout (cleared by use()): the
+        # card space all leaves share, each leaf's subgame and blueprint rows, the
+        # showdown payoff signs of the all-in leaves, and each (leaf, option)'s strategy.
+        self._trees: dict[int, BettingTree] = {}
+        self._spaces: dict[tuple[int, ...], CardSpace] = {}
+        self._signs: dict[tuple[int, ...], np.ndarray] = {}
+        self._clash: np.ndarray | None = None
         self._cache: dict[tuple[int, tuple[int, ...], int], tuple[Subgame, np.ndarray]] = {}
 
     # --- runouts -----------------------------------------------------------------------
@@ -100,8 +110,14 @@ class BlueprintLeafValues:
             raise SubgameError("at least one runout is needed")
         self.runouts = [tuple(int(c) for c in r) for r in runouts]
         self._cache.clear()
+        self._spaces.clear()
+        self._signs.clear()
 
     # --- values ------------------------------------------------------------------------
+
+    def choices(self, leaf: int) -> int:
+        """How many continuations differ at ``leaf``: 1 where nothing is left to decide."""
+        return 1 if self.targets[leaf][0].finished else self.k
 
     def values(self, leaf: int, option: int, trav: int, reach_t: np.ndarray, reach_o: np.ndarray) -> np.ndarray:
         """The traverser's counterfactual values at leaf ``leaf`` under continuation ``option``."""
@@ -110,7 +126,14 @@ class BlueprintLeafValues:
         for runout in self.runouts:
             state = self.targets[leaf][0]
             if state.finished:  # an all-in called: a showdown on the runout
-                total += _showdown(cut, state, self.board + runout, trav, reach_o)
+                if self._clash is None:
+                    self._clash = _clashes(cut)
+                signs = self._signs.get(runout)
+                if signs is None:
+                    signs = _showdown_signs(cut, self._clash, self.board + runout)
+                    if len(self.runouts) <= SIGN_CACHE:  # a solve's runout, read by every traversal
+                        self._signs[runout] = signs
+                total += _showdown(signs, state, trav, reach_o)
                 continue
             rest, strategy = self._rest(leaf, runout, option)
             pot_ratio = self.targets[leaf][2]
@@ -146,10 +169,15 @@ class BlueprintLeafValues:
         through = game.board_cards_through(state.round) - len(self.board)
         root = with_cards(state, ((),) * game.num_players, self.board + runout[:through])
         abstraction = self.blueprint.tree.abstraction if node is not None else self.cut.abstraction
-        rest = build_subgame(root, abstraction, runout=runout[through:])
+        if leaf not in self._trees:
+            self._trees[leaf] = build_tree(game, abstraction, root=root)
+        if runout not in self._spaces:
+            self._spaces[runout] = card_space(game, self.board + runout)
+        rest = assemble_subgame(root, abstraction, 1.0, self._trees[leaf], self._spaces[runout])
         strategy = None
         if node is not None:
-            strategy = blueprint_strategy(self.blueprint, rest, node, (0, 1), MAX_REST_ROWS)
+            base = self._cache.get((leaf, runout, 0))
+            strategy = base[1] if base is not None else blueprint_strategy(self.blueprint, rest, node, (0, 1), MAX_REST_ROWS)
         if strategy is None:
             # Nothing to decide, or no blueprint rows to play: checked down.
             strategy = _check_down(rest)
@@ -159,19 +187,32 @@ class BlueprintLeafValues:
         return rest, strategy
 
 
-def _showdown(cut: Subgame, state: State, board: tuple[int, ...], trav: int, reach_o: np.ndarray) -> np.ndarray:
-    """The traverser's counterfactual values (``cut``'s hands) of a showdown of the finished
-    ``state`` on ``board``: against each opponent hand sharing no card with it or the
-    board, what it wins (the opponent's chips) or loses (its own), half the difference on a tie."""
+def _clashes(cut: Subgame) -> np.ndarray:
+    """(hands, hands) bool over ``cut``'s hands: the two share a card."""
+    hands = cut.hands
+    return (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
+
+
+def _showdown_signs(cut: Subgame, clash: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
+    """(hands, hands) float32 over ``cut``'s hands on the full ``board``: +1 where the row
+    hand beats the column hand, -1 where it loses, 0 on a tie or where the two share a card
+    (``clash``) or either touches the board."""
     ranks = cut.from_hole_pairs(rank_range(np.array(board, np.int64)).astype(np.float64))
     live = ~np.isin(cut.hands, board).any(axis=1)
-    o = np.where(live, reach_o, 0.0)
-    clash = (cut.hands[:, None, :, None] == cut.hands[None, :, None, :]).any(axis=(2, 3))
-    pairs = np.where(clash, 0.0, o[None, :])
-    win, lose = float(state.spent[1 - trav]), float(state.spent[trav])
-    sign = np.sign(ranks[:, None] - ranks[None, :])
-    payoff = np.where(sign > 0, win, np.where(sign < 0, -lose, (win - lose) / 2))
-    return np.where(live, (pairs * payoff).sum(axis=1), 0.0)
+    sign = np.sign(ranks[:, None] - ranks[None, :]).astype(np.float32)
+    sign[clash] = 0
+    sign[~live] = 0
+    sign[:, ~live] = 0
+    return sign
+
+
+def _showdown(signs: np.ndarray, state: State, trav: int, reach_o: np.ndarray) -> np.ndarray:
+    """The traverser's counterfactual values of a showdown of the finished ``state`` (both
+    all in, so ties split evenly): against each opponent hand it may meet, the chips
+    committed by the loser (``signs`` from :func:`_showdown_signs`)."""
+    if state.spent[0] != state.spent[1]:
+        raise SubgameError(f"a showdown leaf with unequal stakes {state.spent}")
+    return float(state.spent[trav]) * (signs @ reach_o.astype(np.float32)).astype(np.float64)
 
 
 def _check_down(sg: Subgame) -> np.ndarray:

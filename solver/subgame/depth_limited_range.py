@@ -55,7 +55,8 @@ class LeafValues(Protocol):
     would return at that chance node if the tree went on.
 
     Optionally ``begin_iteration(t)``: called before each solve iteration (leaf values
-    estimated by sampling draw their sample there).
+    estimated by sampling draw their sample there); ``choices(leaf)``: 1 where every
+    continuation has the same value (a called all-in), else ``k``.
     """
 
     k: int
@@ -159,7 +160,8 @@ class DepthLimitedSolver:
     def _leaf(self, leaf: int, trav: int, mode: int, reach_t: np.ndarray, reach_o: np.ndarray, d) -> np.ndarray:
         """The traverser's values at a leaf: the chooser's decision among the continuations."""
         k = self.leaves.k
-        if k == 1:
+        choices = getattr(self.leaves, "choices", None)
+        if k == 1 or (choices is not None and choices(leaf) == 1):
             return self.leaves.values(leaf, 0, trav, reach_t, reach_o)
         if trav != self.chooser:
             sigma = self._leaf_strategy(leaf, mode)

@@ -41,6 +41,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple, Protocol
 
 import numba
@@ -144,11 +145,19 @@ class Subgame:
         Raises:
             SubgameError: unless the game deals two hole cards from the 52-card deck.
         """
+        return self._hole_pairs
+
+    @cached_property
+    def _hole_pairs(self) -> np.ndarray:
+        # Computed once: a vector is converted on every decision, and a depth-limited
+        # solve's leaves convert thousands of times a second.
         g = self.root.game
         if g.num_hole_cards != 2 or g.deck_size != 52:
             raise SubgameError("HOLE_PAIRS order exists only for two hole cards from the 52-card deck")
         lo, hi = self.hands.min(axis=1), self.hands.max(axis=1)
-        return hi * (hi - 1) // 2 + lo
+        out = hi * (hi - 1) // 2 + lo
+        out.setflags(write=False)
+        return out
 
     def from_hole_pairs(self, vector: np.ndarray) -> np.ndarray:
         """A (1,326,) vector in HOLE_PAIRS order as a vector over this subgame's hands."""
@@ -238,7 +247,16 @@ def build_subgame(
     if not size_scale > 0:
         raise SubgameError(f"the bet-size scale must be positive, got {size_scale}")
     tree = build_tree(game, abstraction, root=root, size_scale=size_scale, last_round=root.round if depth_limited else None)
-    tabular = tabular_layout(tree, card_space(game, tuple(root.board[:n_board]) + tuple(runout)))
+    space = card_space(game, tuple(root.board[:n_board]) + tuple(runout), root.round if depth_limited else None)
+    return assemble_subgame(root, abstraction, size_scale, tree, space)
+
+
+def assemble_subgame(
+    root: State, abstraction: ActionAbstraction | None, size_scale: float, tree: BettingTree, space: CardSpace
+) -> Subgame:
+    """The :class:`Subgame` of ``root`` from its tree and card space, built apart (a caller
+    that values one tree on many runouts builds the tree once and a space per runout)."""
+    tabular = tabular_layout(tree, space)
     arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
     parent = np.full(tree.n_nodes, -1, np.int64)
     parent_edge = np.full(tree.n_nodes, -1, np.int64)

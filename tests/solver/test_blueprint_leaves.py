@@ -71,8 +71,9 @@ def test_an_all_in_leaf_is_a_showdown_whose_mean_over_rivers_is_exact(blueprint)
     reach_t, reach_o = rng.uniform(0, 1, cut.n_hands), rng.uniform(0, 1, cut.n_hands)
     for leaf in all_in:
         for trav in range(2):
+            # The showdown's sign matrix is float32 (half the memory): 1e-7 relative.
             np.testing.assert_allclose(leaves.values(leaf, 1, trav, reach_t, reach_o),
-                                       exact.values(leaf, 0, trav, reach_t, reach_o), rtol=1e-9, atol=1e-6)  # fmt: skip
+                                       exact.values(leaf, 0, trav, reach_t, reach_o), rtol=1e-5)  # fmt: skip
 
 
 def test_continuations_differ_and_a_solve_draws_a_runout_every_iteration(blueprint):
