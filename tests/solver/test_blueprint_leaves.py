@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -95,3 +99,14 @@ def test_continuations_differ_and_a_solve_draws_a_runout_every_iteration(bluepri
         leaves.use([])
     with pytest.raises(SubgameError, match="continuations"):
         BlueprintLeafValues(cut, blueprint, me=0, continuations=("best-response",))
+
+
+def test_the_depth_limited_bench_runs_quick():
+    """tests/bench/bench_depth_limited.py --quick: the tree, the solve and the measurement print."""
+    bench = Path(__file__).resolve().parents[1] / "bench" / "bench_depth_limited.py"
+    done = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(r"15 nodes, 5 leaves, 1176 hands", done.stdout)
+    assert re.search(r"solve: 3 iterations in [\d.]+ s wall", done.stdout)
+    found = re.search(r"exploitability in the model on 2 fixed runouts: ([\d.]+)% of the pot", done.stdout)
+    assert found and float(found.group(1)) > 0

@@ -1,0 +1,85 @@
+"""Depth-limited hold'em search speed (issue 26's first target): a flop subgame cut at the
+end of the flop, the blueprint's rest of the hand at its leaves on sampled runouts, k
+continuations, solved for a time budget.
+
+    .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 8]
+    .venv/bin/python tests/bench/bench_depth_limited.py --quick      # a few iterations (what the tests run)
+
+Prints the tree's size (nodes, leaves, hands, the round's rows) beside the build time,
+the iterations the budget bought and the seconds each took, then the exploitability
+reached in % of the pot, measured in the depth-limited model on ``--runouts`` fixed
+runouts (the solve itself draws one runout per iteration), the process's peak memory and
+the machine's load.  The target (issue 26): 1% of the pot within 1.5 s on 2 threads, with
+all 1,326 hands; the depth-limited solver runs on one thread today.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+import repo_root  # noqa: F401  (the repository on sys.path)
+
+from precompute.blueprint import Blueprint
+from protocol.gamedef import load_game
+from protocol.wire import parse_matchstate
+from solver.bets import parse_abstraction
+from solver.subgame.blueprint_leaves import BlueprintLeafValues
+from solver.subgame.depth_limited import CONTINUATIONS
+from solver.subgame.depth_limited_range import DepthLimitedSolver
+from solver.subgame.range_solver import build_subgame
+
+#: The spot: a called min-raise preflop, the flop 2c 7h Ks, the big blind to act.
+SPOT = "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs"
+SIZES = "1;allin;cap=1"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--budget", type=float, default=1.5, help="seconds of solving (default 1.5)")
+    parser.add_argument("--k", type=int, default=4, help="continuations at the leaves, 1-4 (default 4)")
+    parser.add_argument("--runouts", type=int, default=8, help="fixed runouts of the exploitability measurement (default 8)")
+    parser.add_argument("--sizes", default=SIZES, help=f"the subgame's bet sizes (default {SIZES!r})")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="3 iterations and 2 measurement runouts")
+    args = parser.parse_args(argv)
+    if not 1 <= args.k <= 4 or args.runouts < 1 or args.budget <= 0:
+        parser.error("--k is 1 to 4, --runouts at least 1, --budget positive")
+    game = load_game("holdem.nolimit.2p")
+    blueprint = Blueprint.load()
+    root = parse_matchstate(SPOT, game).state
+    started = time.perf_counter()
+    cut = build_subgame(root, parse_abstraction(args.sizes), depth_limited=True)
+    leaves = BlueprintLeafValues(cut, blueprint, me=root.current_player, continuations=CONTINUATIONS[: args.k],
+                                 seed=args.seed)  # fmt: skip
+    built = time.perf_counter() - started
+    rows = int(cut.tabular.layout.size)
+    print(f"flop subgame {SPOT.split(':')[3]} on 2c7hKs, sizes {args.sizes!r}: {cut.tree.n_nodes} nodes, "
+          f"{len(cut.leaves)} leaves, {cut.n_hands} hands, {rows:,} strategy entries; built in {built:.3f} s")  # fmt: skip
+    solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - root.current_player)
+    started = time.perf_counter()
+    cpu = time.process_time()
+    limit = 3 if args.quick else None
+    while (limit is None and time.perf_counter() - started < args.budget) or (limit is not None and solver.iterations < limit):
+        solver.iterate(1)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"solve: {solver.iterations} iterations in {wall:.2f} s wall ({cpu:.2f} s CPU), "
+          f"{wall / solver.iterations:.3f} s each, k = {args.k}, 1 thread")  # fmt: skip
+    measure = 2 if args.quick else args.runouts
+    rng = np.random.default_rng(args.seed + 1)
+    leaves.use([tuple(int(c) for c in rng.choice(leaves.deck, leaves.rest_cards, replace=False)) for _ in range(measure)])
+    started = time.perf_counter()
+    exploitability = solver.exploitability()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"exploitability in the model on {measure} fixed runouts: {exploitability:.2f}% of the pot "
+          f"(measured in {time.perf_counter() - started:.1f} s); target 1% within 1.5 s on 2 threads")  # fmt: skip
+    print(f"peak memory {peak:.0f} MB; load average {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
