@@ -198,8 +198,12 @@ class SolvingStage:
             node = active.subgame.node_after(actions)
         except SubgameError:
             return None  # an action the tree does not hold: solve again (nested)
-        if tree.kind[node] != DECISION or int(tree.round[node]) != state.round:
-            return None  # a new round: solve again from the real state, with its new card
+        if tree.kind[node] != DECISION or int(tree.round[node]) != active.subgame.root.round:
+            # A new round since the solve's root: solve again from the real state, with its
+            # card.  (Until 2026-11-27 this compared the node's round with the state's, which
+            # a node reached through the subgame's own deal always matches, so a turn solve's
+            # river was followed: one size, about 200 iterations, instead of its own solve.)
+            return None
         return node
 
     def _node_rows(self, active: ActiveSolve, node: int, board: tuple[int, ...]) -> np.ndarray:

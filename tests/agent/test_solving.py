@@ -145,7 +145,7 @@ def test_facing_an_all_in_before_the_river(line):
 
 def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     """``--solve-from turn``: a turn decision where raises are possible is solved, in a
-    subgame with the small early abstraction, and the river is followed in that subgame."""
+    subgame with the small early abstraction that holds the river too."""
     turn = "MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d"
     assert not solves_here(parse_matchstate(turn, GAME).state)
     assert solves_here(parse_matchstate(turn, GAME).state, SOLVE_FROM["turn"])
@@ -160,6 +160,29 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert active.subgame.tree.n_nodes < build_subgame(active.subgame.root, stage.abstraction).tree.n_nodes
     assert {int(r) for r in active.subgame.tree.round} == {2, 3}
     assert stage.abstraction_at(parse_matchstate(RIVER, GAME).state) is stage.abstraction
+
+
+def test_the_river_after_a_turn_solve_gets_its_own_safe_solve():
+    """A new round is solved again from the real state (its card known, the full sizes),
+    safe against the turn solve's estimates; within the round the solution is followed."""
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
+    stage = SolvingStage(np.random.default_rng(0))
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    clock.hands = 20
+    agent.decide(parse_matchstate("MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", GAME))
+    turn_solve = agent.hand.notes["solve"]
+    check = next(a for a in turn_solve.subgame.tree.actions(0) if a.kind.name == "CALL")
+    after_check = turn_solve.subgame.node_after([check])
+    bet = next(a for a in turn_solve.subgame.tree.actions(after_check) if a.kind.name == "RAISE")
+    # We check and the opponent bets the tree's size: followed within the turn.
+    facing = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/c{bet}:AsKd|/2c7hKs/9d", GAME)
+    assert agent.decide(facing).detail["solve"] == "followed" and agent.hand.notes["solve"] is turn_solve
+    river = parse_matchstate(f"MATCHSTATE:0:0:r300c/cc/c{bet}c/:AsKd|/2c7hKs/9d/3h", GAME)
+    decision = agent.decide(river)
+    river_solve = agent.hand.notes["solve"]
+    assert river_solve is not turn_solve and river_solve.subgame.root.round == 3
+    assert decision.source == stage.settings.later_kind and decision.detail["solve"] == "new"
+    assert stage.abstraction_at(river.state) is stage.abstraction
 
 
 def test_a_turn_resolve_after_an_off_tree_raise_is_safe_with_estimates_before_the_river():
