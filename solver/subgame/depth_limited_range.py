@@ -34,14 +34,13 @@ from solver.ranges import (
     RECORD,
     UPDATE,
     WHOLE,
-    discounts,
     normalized,
     regret_match,
     update_rows,
     walk,
 )
 from solver.subgame.gadgets import hand_weights
-from solver.subgame.range_solver import SUBGAME_DCFR, RootHook, Subgame, SubgameError, hooked_reach
+from solver.subgame.range_solver import SUBGAME_DCFR, RootHook, Subgame, SubgameError, hooked_iteration
 from solver.tree import CHANCE, DECISION
 
 
@@ -157,6 +156,9 @@ class DepthLimitedSolver:
             buf_value[leaf] = self._leaf(leaf, trav, mode, buf_reach[leaf, 0], buf_reach[leaf, 1], d)
         return walk(root, root, *args, np.int64(READ), buf_reach, buf_value)
 
+    def _update(self, trav: int, reach: np.ndarray, d: tuple[float, float, float]) -> np.ndarray:
+        return self._traverse(trav, UPDATE, reach, self.avg, d)
+
     def _leaf(self, leaf: int, trav: int, mode: int, reach_t: np.ndarray, reach_o: np.ndarray, d) -> np.ndarray:
         """The traverser's values at a leaf: the chooser's decision among the continuations."""
         k = self.leaves.k
@@ -203,14 +205,7 @@ class DepthLimitedSolver:
             begin = getattr(self.leaves, "begin_iteration", None)
             if begin is not None:
                 begin(t)
-            reach = self.ranges
-            if hook is not None:
-                reach = np.array([hooked_reach(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
-            d = discounts(t, *self.config)
-            for trav in range(2):
-                values = self._traverse(trav, UPDATE, reach, self.avg, d)
-                if hook is not None:
-                    hook.entered(t, trav, values)
+            hooked_iteration(t, self.ranges, self.config, hook, self._update)
 
     def average_strategy(self) -> np.ndarray:
         """The round's average strategy (tabular layout; uniform where never reached)."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple, Protocol
@@ -421,19 +421,14 @@ class SubgameSolver:
             parallel=self.threads > 1, dynamic=self.dynamic_split,
         )
 
+    def _update(self, trav: int, reach: np.ndarray, d: tuple[float, float, float]) -> np.ndarray:
+        return self._values(trav, UPDATE, reach, self.avg, d)
+
     def iterate(self, count: int = 1, hook: RootHook | None = None) -> None:
         """Run ``count`` more iterations (alternating updates), calling ``hook`` if given."""
         for _ in range(count):
             self.iterations += 1
-            t = self.iterations
-            reach = self.ranges
-            if hook is not None:
-                reach = np.array([hooked_reach(hook.root_reach(t, p, self.ranges[p]), self.ranges[p], p) for p in range(2)])
-            d = discounts(t, *self.config)
-            for trav in range(2):
-                values = self._values(trav, UPDATE, reach, self.avg, d)
-                if hook is not None:
-                    hook.entered(t, trav, values)
+            hooked_iteration(self.iterations, self.ranges, self.config, hook, self._update)
 
     def average_strategy(self) -> np.ndarray:
         """The average strategy (tabular layout; uniform where never reached)."""
@@ -586,6 +581,23 @@ class SubgameSolver:
             self.regret, self.avg, self.avg, np.zeros(0), 1.0, 1.0, 1.0, np.int64(WHOLE), np.zeros((0, 2, n_h)),
             np.zeros((0, n_h)),
         )
+
+
+def hooked_iteration(
+    t: int, ranges: np.ndarray, config: CFRConfig, hook: RootHook | None,
+    traverse: Callable[[int, np.ndarray, tuple[float, float, float]], np.ndarray],
+) -> None:
+    """Iteration ``t`` of alternating updates under the root hook protocol (module
+    docstring): the hook's root reaches, then ``traverse(player, reach, discounts)`` for
+    player 0 and 1, each one's root values handed to the hook."""
+    reach = ranges
+    if hook is not None:
+        reach = np.array([hooked_reach(hook.root_reach(t, p, ranges[p]), ranges[p], p) for p in range(2)])
+    d = discounts(t, *config)
+    for trav in range(2):
+        values = traverse(trav, reach, d)
+        if hook is not None:
+            hook.entered(t, trav, values)
 
 
 def hooked_reach(reach: np.ndarray | None, default: np.ndarray, player: int) -> np.ndarray:
