@@ -180,7 +180,7 @@ def blueprint_strategy(
                 if budget < 0:
                     return None
                 rows = blueprint.range_strategy(b_node, tuple(int(c) for c in sg.space.boards[r][b]))
-                rows = np.stack([sg.from_hole_pairs(rows[:, a]) for a in range(n_a)], axis=1)
+                rows = rows[sg.hole_pair_index()]  # HOLE_PAIRS rows to the subgame's hands
                 rows[rows.sum(axis=1) <= 0] = 1.0 / n_a  # hands on this board: never reached
             else:
                 rows = np.full((sg.n_hands, n_a), 1.0 / n_a)
