@@ -134,11 +134,17 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
+#: Hands per match of the kill-and-resume test: enough that the second match is still
+#: running when a test process starved by a loaded machine gets to kill it (with 800 it
+#: was once over first, at nice 19 beside a 2-thread job).
+KILL_HANDS = 4000
+
+
 def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     out = tmp_path / "t"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dealer.cli", "tournament", "--quiet", "random", "call", "--hands", "800", "--seeds", "2",
-         "--workers", "1", "--out", str(out)],
+        [sys.executable, "-m", "dealer.cli", "tournament", "--quiet", "random", "call", "--hands", str(KILL_HANDS),
+         "--seeds", "2", "--workers", "1", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     first = out / "random-call" / "random-call.1"
@@ -163,7 +169,7 @@ def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     time.sleep(0.5)
     assert second_log.read_bytes() == after_kill  # nothing writes the log any more
     killed_at = after_kill.count(b"\nSTATE:")
-    assert killed_at < 800 and b"SCORE:" not in after_kill
+    assert killed_at < KILL_HANDS and b"SCORE:" not in after_kill
     first_log = (first / "random-call.1.log").read_bytes()
 
     result = tournament("--resume", str(out))
@@ -173,7 +179,7 @@ def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):
     outcome = json.loads((second_log.parent / "outcome.json").read_text())
     assert outcome["resumed_from"] >= 20
     log = read_match_log(second_log)
-    assert len(log.hands) == 800 and log.score is not None
+    assert len(log.hands) == KILL_HANDS and log.score is not None
     # The hands finished before the kill are kept as they were.
     kept = [line for line in after_kill.decode().splitlines() if line.startswith("STATE:")][: outcome["resumed_from"]]
     assert second_log.read_text().splitlines()[4 : 4 + len(kept)] == kept
