@@ -18,20 +18,61 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 
 import numpy as np
 
-from agent.player import Agent
+from agent.player import Agent, HandContext
 from agent.solving import SolveSettings
 from agent.strategist import build_strategist
+from agent.strategy import RangeStrategy
 from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import rank_range
-from protocol.gamedef import load_game
+from protocol.gamedef import GameDef, load_game
 from protocol.rules import ActionType
 from protocol.wire import MatchState, parse_matchstate
 
 TOP_SHARE = 0.02
+
+
+def walk_line(
+    game: GameDef, betting: str, cards: str, position: int, number: int,
+    decide: Callable[[str, str | None, MatchState], str | None],
+) -> None:
+    """Call ``decide(prefix, token, match)`` at each of the agent's decisions along a
+    logged line (``token``: the logged action there, None past the line's end, where the
+    walk stops); ``decide`` returns the action the agent took instead (its own size, see
+    :func:`force`), from which the line goes on."""
+    rounds = cards.split("/")
+    prefix = ""
+    for token in [*re.findall(r"r\d+|c|f|/", betting), None]:
+        if token == "/":
+            prefix += token
+            continue
+        shown = "/".join(rounds[: prefix.count("/") + 1])
+        match = parse_matchstate(f"MATCHSTATE:{position}:{number}:{prefix}:{shown}", game)
+        if match.state.finished or match.state.current_player != position:
+            if token is None:
+                return
+            prefix += token
+            continue
+        taken = decide(prefix, token, match)
+        if token is None or taken is None:
+            return
+        prefix += taken
+
+
+def force(agent: Agent, match: MatchState, hand: HandContext, strategy: RangeStrategy, counts: np.ndarray, token: str) -> str:
+    """Take the logged action ``token`` at the agent's decision: its reach keeps that
+    action's probability; returns the action as the agent's tree has it (the nearest raise
+    when bet-size randomisation drew another size than the log's)."""
+    columns = [j for j, a in enumerate(strategy.actions) if str(a) == token or (token == "c" and a.kind == ActionType.CALL)]
+    if not columns:
+        size = int(token[1:])
+        columns = [min((abs(a.size - size), j) for j, a in enumerate(strategy.actions) if a.kind == ActionType.RAISE)[1]]
+    hand.reach = np.where(agent.blocked(match), 0.0, hand.reach) * (counts[:, columns[0]] / ROW_TOTAL)
+    return str(strategy.actions[columns[0]]) if strategy.actions[columns[0]].kind == ActionType.RAISE else token
 
 
 def top_fold(agent: Agent, match: MatchState, counts: np.ndarray, fold: int) -> float:
@@ -61,24 +102,7 @@ def main() -> None:
     strategist = build_strategist(game, None, blueprint_only=False, seed=args.seed, solve_from=args.solve_from,
                                   solve=settings)  # fmt: skip
     agent = Agent(game, strategist, TimeManager(TimeLimits(per_hand=28.0).validated()), seed=args.seed)
-    rounds = args.cards.split("/")
-
-    def view(betting: str) -> MatchState:
-        shown = "/".join(rounds[: betting.count("/") + 1])
-        return parse_matchstate(f"MATCHSTATE:{args.position}:{args.hand}:{betting}:{shown}", game)
-
-    tokens = re.findall(r"r\d+|c|f|/", args.betting)
-    prefix = ""
-    for token in [*tokens, None]:
-        if token == "/":
-            prefix += token
-            continue
-        match = view(prefix)
-        if match.state.finished or match.state.current_player != args.position:
-            if token is None:
-                break
-            prefix += token
-            continue
+    def decide(prefix: str, token: str | None, match: MatchState) -> str | None:
         hand = agent.observe(match)
         strategy, counts = agent.rows(match, hand)
         held = agent.hand_index[tuple(sorted(match.my_cards))]
@@ -89,15 +113,10 @@ def main() -> None:
         if token is None:
             if len(match.state.board) == 5 and "f" in names:
                 print(f"strongest {TOP_SHARE:.0%} of the range fold {top_fold(agent, match, counts, names.index('f')):.3f}")
-            break
-        columns = [j for j, a in enumerate(strategy.actions) if str(a) == token or (token == "c" and a.kind == ActionType.CALL)]
-        if not columns:  # our size differs (bet-size randomisation): the nearest raise
-            size = int(token[1:])
-            columns = [min((abs(a.size - size), j) for j, a in enumerate(strategy.actions) if a.kind == ActionType.RAISE)[1]]
-            token = str(strategy.actions[columns[0]])
-        hand.reach = np.where(agent.blocked(match), 0.0, hand.reach) * (counts[:, columns[0]] / ROW_TOTAL)
-        prefix += token
+            return None
+        return force(agent, match, hand, strategy, counts, token)
 
+    walk_line(game, args.betting, args.cards, args.position, args.hand, decide)
 
 if __name__ == "__main__":
     main()

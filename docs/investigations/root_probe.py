@@ -15,17 +15,16 @@ the tree's raise nearest to the real one) and the held hand's.
 from __future__ import annotations
 
 import argparse
-import re
 
 import numpy as np
+from replay_hand import force, walk_line  # this folder: run as a script
 
 from agent.player import Agent
 from agent.strategist import build_strategist
 from agent.timing import TimeLimits, TimeManager
-from protocol.decisions import ROW_TOTAL
 from protocol.gamedef import load_game
 from protocol.rules import ActionType, initial_state, with_cards
-from protocol.wire import parse_matchstate
+from protocol.wire import MatchState
 from solver.bets import parse_abstraction
 from solver.subgame.range_solver import SubgameSolver, build_subgame
 
@@ -42,30 +41,18 @@ def main() -> None:
     game = load_game("holdem.nolimit.2p")
     strategist = build_strategist(game, None, blueprint_only=True, seed=7)
     agent = Agent(game, strategist, TimeManager(TimeLimits(per_hand=28.0).validated()), seed=7)
-    rounds = args.cards.split("/")
+    found: dict = {}
 
-    def view(betting: str):
-        shown = "/".join(rounds[: betting.count("/") + 1])
-        return parse_matchstate(f"MATCHSTATE:{args.position}:{args.hand}:{betting}:{shown}", game)
-
-    prefix = ""
-    for token in [*re.findall(r"r\d+|c|f|/", args.betting), None]:
-        if token == "/":
-            prefix += token
-            continue
-        match = view(prefix)
-        if match.state.finished or match.state.current_player != args.position:
-            if token is None:
-                break
-            prefix += token
-            continue
+    def decide(prefix: str, token: str | None, match: MatchState) -> str | None:
         hand = agent.observe(match)
-        if token is None:
-            break
+        if token is None:  # the decision facing the bet
+            found.update(match=match, hand=hand)
+            return None
         strategy, counts = agent.rows(match, hand)
-        kinds = [j for j, a in enumerate(strategy.actions) if str(a) == token or (token == "c" and a.kind == ActionType.CALL)]
-        hand.reach = np.where(agent.blocked(match), 0.0, hand.reach) * (counts[:, kinds[0]] / ROW_TOTAL)
-        prefix += token
+        return force(agent, match, hand, strategy, counts, token)
+
+    walk_line(game, args.betting, args.cards, args.position, args.hand, decide)
+    match, hand = found["match"], found["hand"]
     state, me = match.state, args.position
     start = initial_state(game, args.hand)
     for r in range(state.round):

@@ -22,7 +22,6 @@ import sys
 import time
 
 import numpy as np
-import repo_root  # noqa: F401  (the repository on sys.path)
 
 from precompute.blueprint import Blueprint
 from protocol.gamedef import load_game
@@ -68,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         solver.iterate(1)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"solve: {solver.iterations} iterations in {wall:.2f} s wall ({cpu:.2f} s CPU), "
-          f"{wall / solver.iterations:.3f} s each, k = {args.k}, 1 thread")  # fmt: skip
+          f"{wall / solver.iterations:.3f} s each, k = {args.k}, the solver on 1 thread")  # fmt: skip
     measure = 2 if args.quick else args.runouts
     rng = np.random.default_rng(args.seed + 1)
     leaves.use([tuple(int(c) for c in rng.choice(leaves.deck, leaves.rest_cards, replace=False)) for _ in range(measure)])
