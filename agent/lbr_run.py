@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import TextIO
 
@@ -55,6 +55,7 @@ class RunConfig:
     later_gadget: str | None
     unsafe_weight: float
     solve_iterations: int
+    solve_root: str = "decision"  # runs written before the option existed resume with it
 
 
 @dataclass
@@ -96,6 +97,7 @@ def load_records(folder: Path, config: RunConfig) -> list[HandRecord]:
     except (json.JSONDecodeError, KeyError, TypeError):
         raise RunError(f"{path} is not an LBR run's log; choose another --out") from None
     here = asdict(config)
+    there = {**{f.name: f.default for f in fields(RunConfig) if f.default is not MISSING}, **there}
     if there != here:
         name = next(k for k in here if there.get(k, "missing") != here[k])
         raise RunError(f"{folder} holds a run with another configuration: {name} {here[name]} here, "

@@ -32,7 +32,7 @@ from agent.blueprint_view import BlueprintView
 from agent.player import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
-from protocol.rules import Action, ActionType, State, initial_state
+from protocol.rules import Action, ActionType, State, initial_state, with_cards
 from solver.bets import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance, translate_action
 from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, blueprint_alternatives, estimated_alternatives, safe_hook
@@ -61,6 +61,8 @@ CHECK_EVERY = 50
 SAFE_ITERATIONS = 300
 #: A solve replaces the blueprint's row only after this many iterations.
 MIN_ITERATIONS = 20
+#: Where a round's first solve is rooted when the opponent opened the round (``--solve-root``).
+SOLVE_ROOTS = ("decision", "round")
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
 SIZE_JITTER = 0.08
 
@@ -80,12 +82,16 @@ class SolveSettings:
             are only as good as the last solve's convergence: Maxmargin, which serves the
             worst hand's margin first, can fold the near-nuts to keep an unbeatable
             hand's margin (docs/results/2026-11-27-forensics.md).
+        root: where a round's first solve is rooted when the opponent opened the round
+            (one of :data:`SOLVE_ROOTS`): ``decision``, at the agent's decision, after the
+            opponent's bet; ``round``, at the start of the round (:func:`round_start`).
     """
 
     gadget: str = GADGET_KERNEL
     unsafe_weight: float = UNSAFE_WEIGHT
     iterations: int = SAFE_ITERATIONS
     later_gadget: str | None = None
+    root: str = "decision"
 
     @property
     def later(self) -> str:
@@ -99,6 +105,8 @@ class SolveSettings:
                 raise ValueError(f"unknown {name} {value!r} (expected one of {', '.join(SAFE_GADGETS)})")
         if not self.unsafe_weight >= 0:
             raise ValueError(f"the unsafe weight must be a non-negative number, got {self.unsafe_weight}")
+        if self.root not in SOLVE_ROOTS:
+            raise ValueError(f"unknown solve root {self.root!r} (expected one of {', '.join(SOLVE_ROOTS)})")
         if self.iterations < MIN_ITERATIONS:
             raise ValueError(f"a safe solve needs at least {MIN_ITERATIONS} iterations, got {self.iterations}")
         return self
@@ -132,6 +140,7 @@ class ActiveSolve:
     root_betting: str
     strategy: np.ndarray
     kind: str
+    me: int
     seconds: float = 0.0
     budget: float = 0.0
     exploitability: float | None = None
@@ -163,18 +172,30 @@ class SolvingStage:
         early = state.round < state.game.num_rounds - 1 and state.raise_bounds() is not None
         return self.early_abstraction if early else self.abstraction
 
-    def strategy(self, match, hand: HandContext, clock: TimeManager, view: BlueprintView) -> RangeStrategy | None:
+    def strategy(
+        self, match, hand: HandContext, clock: TimeManager, view: BlueprintView,
+        view_at: Callable[[State], BlueprintView] | None = None,
+    ) -> RangeStrategy | None:
         """The strategy at the agent's decision ``match``, or None if no solve produced one
         in time (the caller then plays the blueprint).
 
         ``view``: the blueprint at this decision, with the opponent's range along the
         translated path (the range of a hand's first solve) and, where the blueprint can
-        value its subtree, what a first solve's safe alternatives are computed from.
+        value its subtree, what a first solve's safe alternatives are computed from;
+        ``view_at``: the same at another state of the hand (the start of the round, where
+        a round the opponent opened is solved from: :func:`round_start`).
         """
         state = match.state
         active: ActiveSolve | None = hand.notes.get("solve")
         node = self._follow(active, state) if active is not None else None
         fresh = node is None
+        if node is None and view_at is not None and self.settings.root == "round":
+            start = round_start(active, state, match.position)
+            if start is not None:
+                opened = self._solve(match, hand, clock, active, view_at(start), root=start)
+                if opened is not None:
+                    hand.notes["solve"] = active = opened
+                    node = self._follow(active, state)  # None: the opponent's opening bet is off the tree (nested)
         if node is None:
             active = self._solve(match, hand, clock, active, view)
             if active is None:
@@ -242,7 +263,7 @@ class SolvingStage:
 
     @staticmethod
     def _me(active: ActiveSolve) -> int:
-        return int(active.subgame.root.current_player)
+        return active.me
 
     @staticmethod
     def _edge_for(tree, node: int, real: State, action: Action) -> int:
@@ -283,15 +304,18 @@ class SolvingStage:
             return _Run(solver, hook, self.settings.later_kind)
         alternatives = None
         if view.valuer is not None and view.node is not None:
-            alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me])
+            alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me], me)
         if alternatives is None:
             return _Run(solver, None, "unsafe")
         return _Run(solver, self._hook(subgame, ranges, me, alternatives, self.settings.gadget), self.settings.first_kind)
 
     def _solve(
         self, match, hand: HandContext, clock: TimeManager, previous: ActiveSolve | None, view: BlueprintView,
+        root: State | None = None,
     ) -> ActiveSolve | None:
-        state = match.state
+        """Solve the subgame rooted at ``root`` (default: the real state; ``view``: the
+        blueprint there) from the agent's range and the opponent's, against the clock."""
+        state = root if root is not None else match.state
         budget = clock.solve_budget()
         if budget <= 0:
             return None
@@ -334,8 +358,32 @@ class SolvingStage:
             return None
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3),
                  kind=run.kind)
-        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, seconds, budget,
+        return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, me, seconds, budget,
                            exploitability)
+
+
+def round_start(active: ActiveSolve | None, state: State, me: int) -> State | None:
+    """The start of ``state``'s round, where a new solve is rooted instead of at ``state``
+    when the opponent opened the round and no solve covers it yet: its first solve of the
+    hand (``active`` None) or of a new round, at our first decision of the round.  None
+    otherwise (a nested solve after an off-tree bet stays rooted at the real state).
+
+    Why: rooted after the opponent's bet, a solve sees the opponent's range for that bet
+    as the blueprint has it and keeps every opponent hand's value below the blueprint's
+    there, so it inherits the blueprint's answer to the bet; rooted before it, the bet
+    is part of what is solved (Libratus roots its subgames at the start of a round).
+    Measured on the river pot bets of an LBR run (docs/investigations/defence_probe.py).
+    """
+    r = state.round
+    if not state.actions[r] or me in state.actors[r]:
+        return None
+    if active is not None and int(active.subgame.root.round) >= r:
+        return None
+    start = initial_state(state.game, state.hand_number)
+    for actions in state.actions[:r]:
+        for action in actions:
+            start = start.apply(action)
+    return with_cards(start, state.hole_cards, state.board)
 
 
 def actions_since(root_betting: str, state: State) -> list[Action] | None:

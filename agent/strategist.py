@@ -106,7 +106,7 @@ class AgentStrategist:
         if all_in:
             return self._call_or_fold(match, hand, view)
         if solve:
-            solved = self.solving.strategy(match, hand, clock, view)
+            solved = self.solving.strategy(match, hand, clock, view, lambda at: self.view(hand, at, match.position))
             if solved is not None:
                 # A few hundred iterations leave crumbs on every action (a 0.2% all-in with
                 # ten-high, measured against `equity`): played, each costs a stack now and then.

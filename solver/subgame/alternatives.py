@@ -123,20 +123,24 @@ def safe_hook(
     return GadgetHook(make_gadget(gadget, alternatives, weight, ranges[opponent], unsafe_weight), opponent)
 
 
-def blueprint_alternatives(blueprint: BlueprintRows, node: int, real: State, our_reach: np.ndarray) -> np.ndarray | None:
+def blueprint_alternatives(
+    blueprint: BlueprintRows, node: int, real: State, our_reach: np.ndarray, me: int | None = None
+) -> np.ndarray | None:
     """The opponent's alternative per hand in chips (HOLE_PAIRS order) for a hand's first
     subgame, rooted at the real state ``real`` that translates to the blueprint's decision
     ``node`` (ours): the opponent's best-response value there against the blueprint's own
     play below ``node``, with our real reach ``our_reach`` (HOLE_PAIRS order), scaled
     from the tree's pot to the real one (the tree's sizes are pot fractions of the real ones).
 
+    ``me``: our seat, by default the player to act at ``node`` (given: ``node`` may be the
+    opponent's, a subgame rooted at the start of a round the opponent opens).
     ``blueprint``: a :class:`precompute.blueprint.Blueprint` or the like.  None when the subtree
     cannot be valued (the rebuilt subtree disagrees with the blueprint's, or it needs
     more than :data:`MAX_BLUEPRINT_ROWS` blueprint rows).
     """
     tree = blueprint.tree
     abstract = tree.states[node]
-    me = int(tree.player[node])
+    me = int(tree.player[node]) if me is None else me
     known = tuple(real.board[: abstract.game.board_cards_through(abstract.round)])
     try:
         sg = build_subgame(with_cards(abstract, ((),) * 2, known), tree.abstraction)

@@ -246,3 +246,54 @@ def test_solved_rows_are_thresholded_like_blueprint_rows():
     assert not ((rows[live] > 0) & (rows[live] < 0.2 - 1e-4)).any()
     raw = agent.hand.notes["solve"].strategy  # the solve itself keeps its crumbs
     assert ((raw > 0) & (raw < 0.2 * raw.max())).any()
+
+
+IN_POSITION = "MATCHSTATE:1:0:r300c/cc/cc/{bet}:|AsKd/2c7hKs/9d/3h"  # position 1 acts last on the river
+
+
+def test_round_start_roots_only_a_round_the_opponent_opened_and_no_solve_covers():
+    facing = parse_matchstate(IN_POSITION.format(bet="r900"), GAME).state
+    start = solving.round_start(None, facing, 1)
+    assert start is not None and start.betting == "r300c/cc/cc/" and start.current_player == 0
+    assert start.board == facing.board and start.hole_cards == facing.hole_cards
+    assert solving.round_start(None, parse_matchstate(RIVER, GAME).state, 0) is None  # we open the round
+    # We checked and the opponent bet: our first decision of the round is past.
+    checked = parse_matchstate("MATCHSTATE:0:0:r300c/cc/cc/cr900:AsKd|/2c7hKs/9d/3h", GAME).state
+    assert solving.round_start(None, checked, 0) is None
+    agent = make_agent(hands=20)
+    agent.decide(parse_matchstate(RIVER, GAME))
+    assert solving.round_start(agent.hand.notes["solve"], facing, 1) is None  # a river solve covers the river
+
+
+def test_solve_root_round_solves_the_opponents_bet_and_follows_it(monkeypatch):
+    """With ``root="round"``, facing the opponent's opening river bet the solve is rooted at
+    the start of the river and the bet is followed inside it; the default roots it at the
+    decision, after the bet."""
+    monkeypatch.setattr("agent.solving.draw_size_scale", lambda rng, jitter: 1.0)  # the pot bet (to 900) is in the tree
+    facing = parse_matchstate(IN_POSITION.format(bet="r900"), GAME)
+    agent = make_agent(hands=20, settings=SolveSettings(root="round"))
+    decision = agent.decide(facing)
+    active = agent.hand.notes["solve"]
+    assert active.root_betting == "r300c/cc/cc/" and active.me == 1
+    assert decision.detail["root"] == "r300c/cc/cc/"
+    assert decision.detail["node"] == active.subgame.node_after(facing.state.actions[3])
+    assert next(a for a, _ in decision.probs) == "f"
+    default = make_agent(hands=20)
+    default.decide(facing)
+    assert default.hand.notes["solve"].root_betting == facing.state.betting
+
+
+def test_solve_root_round_resolves_an_off_tree_opening_bet_nested():
+    """An opening bet the round-start solve does not hold gets a nested solve at the real
+    state, safe against the round-start solve's estimates."""
+    agent = make_agent(hands=20, settings=SolveSettings(root="round"))
+    odd = parse_matchstate(IN_POSITION.format(bet="r1234"), GAME)
+    decision = agent.decide(odd)
+    active = agent.hand.notes["solve"]
+    assert active.root_betting == odd.state.betting and decision.source == GADGET
+    assert decision.detail["solve"] == "new"
+
+
+def test_an_unknown_solve_root_is_refused():
+    with pytest.raises(ValueError, match="unknown solve root 'turn'"):
+        SolveSettings(root="turn").validated()
