@@ -17,7 +17,8 @@ agent's river bet sizes, and measured over the agent's whole range (its blueprin
 * ``lbr``: the same for the bettor's real hand in that record.
 
 ``best-threshold`` is a yardstick, not a strategy: per spot, the call-the-top-share
-defence with the least ``gain``.
+defence with the least ``gain``.  ``*-monotone``: the blueprint's or the agent's fold
+mass moved onto the range's weakest hands.
 
 Variants: the blueprint's own rows; the agent's first solve (Maxmargin with a small
 unsafe term, alternatives from the blueprint) and its gadgets without the unsafe term or
@@ -127,6 +128,25 @@ def deciles(fold: np.ndarray, ours: np.ndarray, board: tuple[int, ...]) -> str:
     return " ".join(out)
 
 
+def monotone(fold: np.ndarray, ours: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
+    """The same fold mass over the range, moved onto its weakest hands (ties share alike):
+    every bettor hand's value weakly falls when a stronger bluff-catcher calls instead of a
+    weaker one (up to card removal)."""
+    ranks = rank_range(np.array(board, np.int64)).astype(np.int64)
+    w = ours * ~np.isin(HOLE_PAIRS, np.array(board)).any(axis=1)
+    mass = float((w * fold).sum())
+    out = np.zeros(len(fold))
+    for r in np.unique(ranks[w > 0]):  # weakest first
+        group = (ranks == r) & (w > 0)
+        weight = float(w[group].sum())
+        if mass <= 0:
+            break
+        share = min(1.0, mass / weight)
+        out[group] = share
+        mass -= share * weight
+    return out
+
+
 def best_threshold(ours: np.ndarray, board: tuple[int, ...], pot: float, bet: float, held: int) -> tuple:
     """The defence that calls the strongest hands of the range and folds the rest, with the
     calling share (0, 5%, ..., 100% of the range's weight) that leaves the broad bettor the
@@ -155,7 +175,8 @@ def main() -> None:
     args = p.parse_args()
     strategist = build_strategist(GAME, None, blueprint_only=True, seed=7)
     stage = SolvingStage(np.random.default_rng(7))
-    names = ["blueprint", "best-threshold", *(v[0] for v in VARIANTS), *(v[0] for v in START_VARIANTS)]
+    names = ["blueprint", "best-threshold", "blueprint-monotone", "agent-monotone", *(v[0] for v in VARIANTS),
+             *(v[0] for v in START_VARIANTS)]
     table = {name: [] for name in names}
     positions: list[int] = []  # 1: the agent acts last on the river
     for record in spots(args.run, args.spots):
@@ -203,6 +224,7 @@ def main() -> None:
         if args.deciles:
             print(f"    {'blueprint':10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
         table["best-threshold"].append(best_threshold(ours, state.board, pot, bet, o_index))
+        table["blueprint-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
         sg = build_subgame(state, stage.abstraction_at(state))
         modelled = view.opponent_reach
         live = ~np.isin(HOLE_PAIRS, np.array(state.board)).any(axis=1) & ~np.isin(HOLE_PAIRS, state.hole_cards[me]).any(axis=1)
@@ -225,6 +247,8 @@ def main() -> None:
             actions = [str(a) for a in sg.tree.actions(0)]
             fold = sg.to_hole_pairs(solver.node_strategy(0, state.board)[:, actions.index("f")])
             table[name].append(measure(fold, ours, state.board, pot, bet, o_index))
+            if name == "agent":
+                table["agent-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
             if args.deciles and name in ("agent", "unsafe"):
                 print(f"    {name:10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
         start = with_cards(initial_state(GAME, state.hand_number), state.hole_cards, state.board)
@@ -260,9 +284,11 @@ def main() -> None:
             actions = [str(a) for a in sg.tree.actions(node)]
             fold = sg.to_hole_pairs(solver.node_strategy(node, state.board)[:, actions.index("f")])
             table[name].append(measure(fold, ours, state.board, pot, bet, o_index))
+            if name == "agent":
+                table["agent-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
             if args.deciles and name in ("agent", "unsafe"):
                 print(f"    {name:10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
-        print(f"hand {state_all.hand_number:5d} {record['line'].split(':')[3]:28s} "
+        print(f"hand {state_all.hand_number:5d} {fields[2]:24s} {fields[3]:28s} "
               + " ".join(f"{n}={table[n][-1][0]:.2f}" for n in names), flush=True)
     positions = np.array(positions)
     for label, keep in (("all", np.ones(len(positions), bool)), ("agent in position (LBR opened the river)", positions == 1),

@@ -16,7 +16,10 @@ one (:meth:`BlueprintLeafValues.begin_iteration`): the rest is then one deal, va
 exactly by the range kernel (every hand, card removal, showdowns) and scaled so that its
 mean over runouts is the exact value (the kernel weighs each deal by its probability
 given both hands).  So the solver sees unbiased estimates; a measurement averages a fixed
-set of runouts (:meth:`BlueprintLeafValues.use`).  What is approximate: the blueprint's
+set of runouts (:meth:`BlueprintLeafValues.use`).  With a ``pool`` of runouts drawn once,
+the iterations cycle through it instead and each runout's rest-of-hand trees and rows are
+built once and kept: the solve then converges to the model whose chance is the pool (a
+fixed sample, as Pluribus and Modicum sample), at a fraction of the cost per iteration.  What is approximate: the blueprint's
 own abstraction of the rest (sizes, card buckets) and translated leaf betting.
 """
 
@@ -49,21 +52,25 @@ class BlueprintLeafValues:
     ``continuations``: names from :data:`solver.subgame.depth_limited.CONTINUATIONS`
     except ``best-response`` (the first is the blueprint's), the chooser's options at
     every leaf; ``factor`` the bias; ``seed`` the runouts' and translations' draws;
-    ``memory`` the hand's translations of the real actions before the root, if any.
+    ``memory`` the hand's translations of the real actions before the root, if any;
+    ``pool``: if positive, that many runouts drawn once, cycled through by the solve's
+    iterations with their trees and rows kept (0: a fresh runout every iteration).
 
     Raises:
-        SubgameError: if a continuation is unknown or ``cut`` is not depth-limited.
+        SubgameError: if a continuation is unknown, ``cut`` is not depth-limited or ``pool`` negative.
     """
 
     def __init__(
         self, cut: Subgame, blueprint: BlueprintRows, me: int, continuations: Sequence[str] = ("blueprint",),
-        factor: float = BIAS_FACTOR, seed: int = 0, memory: TranslationMemory | None = None,
+        factor: float = BIAS_FACTOR, seed: int = 0, memory: TranslationMemory | None = None, pool: int = 0,
     ) -> None:
         unknown = [c for c in continuations if c not in CONTINUATIONS[:4]]
         if unknown or not continuations:
             raise SubgameError(f"continuations are among {', '.join(CONTINUATIONS[:4])}, got {list(continuations)}")
         if not len(cut.leaves):
             raise SubgameError("the subgame has no leaves: build it with depth_limited=True")
+        if pool < 0:
+            raise SubgameError(f"the runout pool is a count of runouts, 0 or more, got {pool}")
         self.cut = cut
         self.blueprint = blueprint
         self.chooser = 1 - me
@@ -84,7 +91,8 @@ class BlueprintLeafValues:
             self._target(cut.tree.states[int(leaf)], TranslationMemory(dict(memory.edges) if memory else {}), me)
             for leaf in cut.leaves
         ]
-        self.runouts: list[tuple[int, ...]] = [self.draw()]
+        self.pool: list[tuple[int, ...]] = [self.draw() for _ in range(pool)]
+        self.runouts: list[tuple[int, ...]] = [self.pool[0] if self.pool else self.draw()]
         # Built once: each leaf's rest-of-hand tree.  Per runout (cleared by use()): the
         # card space all leaves share, each leaf's subgame and blueprint rows, the
         # showdown payoff signs of the all-in leaves, and each (leaf, option)'s strategy.
@@ -101,17 +109,23 @@ class BlueprintLeafValues:
         return tuple(int(c) for c in self.rng.choice(self.deck, self.rest_cards, replace=False))
 
     def begin_iteration(self, iteration: int) -> None:
-        """A new runout for this solve iteration (the solver calls it before each)."""
-        self.use([self.draw()])
+        """This solve iteration's runout (the solver calls it before each): a new one, or
+        the pool's next."""
+        if self.pool:
+            self.runouts = [self.pool[iteration % len(self.pool)]]
+        else:
+            self.use([self.draw()])
 
     def use(self, runouts: Sequence[Sequence[int]]) -> None:
-        """Value the leaves as the mean over ``runouts`` until the next call."""
+        """Value the leaves as the mean over ``runouts`` until the next call (what the
+        pool's runouts have built is kept)."""
         if not runouts:
             raise SubgameError("at least one runout is needed")
         self.runouts = [tuple(int(c) for c in r) for r in runouts]
-        self._cache.clear()
-        self._spaces.clear()
-        self._signs.clear()
+        kept = set(self.pool)
+        for cache in (self._cache, self._spaces, self._signs):
+            for key in [k for k in cache if (k[1] if cache is self._cache else k) not in kept]:
+                del cache[key]
 
     # --- values ------------------------------------------------------------------------
 
@@ -131,7 +145,7 @@ class BlueprintLeafValues:
                 signs = self._signs.get(runout)
                 if signs is None:
                     signs = _showdown_signs(cut, self._clash, self.board + runout)
-                    if len(self.runouts) <= SIGN_CACHE:  # a solve's runout, read by every traversal
+                    if len(self.runouts) <= SIGN_CACHE or runout in self.pool:  # read by every traversal
                         self._signs[runout] = signs
                 total += _showdown(signs, state, trav, reach_o)
                 continue

@@ -2,7 +2,7 @@
 end of the flop, the blueprint's rest of the hand at its leaves on sampled runouts, k
 continuations, solved for a time budget.
 
-    .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 8]
+    .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 8] [--pool 16]
     .venv/bin/python tests/bench/bench_depth_limited.py --quick      # a few iterations (what the tests run)
 
 Prints the tree's size (nodes, leaves, hands, the round's rows) beside the build time,
@@ -43,18 +43,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=4, help="continuations at the leaves, 1-4 (default 4)")
     parser.add_argument("--runouts", type=int, default=8, help="fixed runouts of the exploitability measurement (default 8)")
     parser.add_argument("--sizes", default=SIZES, help=f"the subgame's bet sizes (default {SIZES!r})")
+    parser.add_argument("--pool", type=int, default=0,
+                        help="runouts drawn once and cycled through, their trees and rows kept (default 0: a new runout "
+                             "every iteration)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 iterations and 2 measurement runouts")
     args = parser.parse_args(argv)
-    if not 1 <= args.k <= 4 or args.runouts < 1 or args.budget <= 0:
-        parser.error("--k is 1 to 4, --runouts at least 1, --budget positive")
+    if not 1 <= args.k <= 4 or args.runouts < 1 or args.budget <= 0 or args.pool < 0:
+        parser.error("--k is 1 to 4, --runouts at least 1, --budget positive, --pool 0 or more")
     game = load_game("holdem.nolimit.2p")
     blueprint = Blueprint.load()
     root = parse_matchstate(SPOT, game).state
     started = time.perf_counter()
     cut = build_subgame(root, parse_abstraction(args.sizes), depth_limited=True)
     leaves = BlueprintLeafValues(cut, blueprint, me=root.current_player, continuations=CONTINUATIONS[: args.k],
-                                 seed=args.seed)  # fmt: skip
+                                 seed=args.seed, pool=args.pool)  # fmt: skip
     built = time.perf_counter() - started
     rows = int(cut.tabular.layout.size)
     print(f"flop subgame {SPOT.split(':')[3]} on 2c7hKs, sizes {args.sizes!r}: {cut.tree.n_nodes} nodes, "
@@ -67,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         solver.iterate(1)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"solve: {solver.iterations} iterations in {wall:.2f} s wall ({cpu:.2f} s CPU), "
-          f"{wall / solver.iterations:.3f} s each, k = {args.k}, the solver on 1 thread")  # fmt: skip
+          f"{wall / solver.iterations:.3f} s each, k = {args.k}, the solver on 1 thread, "
+          + (f"a pool of {args.pool} runouts" if args.pool else "a new runout each iteration"))  # fmt: skip
     measure = 2 if args.quick else args.runouts
     rng = np.random.default_rng(args.seed + 1)
     leaves.use([tuple(int(c) for c in rng.choice(leaves.deck, leaves.rest_cards, replace=False)) for _ in range(measure)])

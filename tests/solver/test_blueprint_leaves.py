@@ -101,6 +101,32 @@ def test_continuations_differ_and_a_solve_draws_a_runout_every_iteration(bluepri
         BlueprintLeafValues(cut, blueprint, me=0, continuations=("best-response",))
 
 
+def test_a_runout_pool_cycles_and_values_each_runout_as_a_fresh_valuation(blueprint):
+    """With a pool the iterations cycle through runouts drawn once, keeping what each
+    built; a pooled runout's values equal a fresh valuer's of that runout alone."""
+    turn = parse_matchstate("MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d", GAME).state
+    cut = build_subgame(turn, SIZES, depth_limited=True)
+    pooled = BlueprintLeafValues(cut, blueprint, me=0, continuations=("blueprint", "call"), seed=5, pool=3)
+    assert len(set(pooled.pool)) == 3
+    leaf = next(i for i, (_, node, _) in enumerate(pooled.targets) if node is not None)
+    rng = np.random.default_rng(1)
+    reach_t, reach_o = rng.uniform(0, 1, cut.n_hands), rng.uniform(0, 1, cut.n_hands)
+    seen = []
+    for t in range(6):
+        pooled.begin_iteration(t)
+        seen.append(pooled.runouts[0])
+        values = pooled.values(leaf, 1, 0, reach_t, reach_o)
+        fresh = BlueprintLeafValues(cut, blueprint, me=0, continuations=("blueprint", "call"), seed=9)
+        fresh.use([seen[-1]])
+        np.testing.assert_allclose(values, fresh.values(leaf, 1, 0, reach_t, reach_o), rtol=1e-12, atol=1e-9)
+    assert seen == pooled.pool * 2
+    assert {key[1] for key in pooled._cache} == set(pooled.pool)  # built once per runout, kept
+    pooled.use([(int(pooled.deck[0]),)])  # a measurement elsewhere keeps the pool's work
+    assert set(pooled.pool) <= {key[1] for key in pooled._cache}
+    with pytest.raises(SubgameError, match="pool"):
+        BlueprintLeafValues(cut, blueprint, me=0, pool=-1)
+
+
 def test_the_depth_limited_bench_runs_quick():
     """tests/bench/bench_depth_limited.py --quick: the tree, the solve and the measurement print."""
     bench = Path(__file__).resolve().parents[1] / "bench" / "bench_depth_limited.py"
