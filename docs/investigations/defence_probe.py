@@ -166,6 +166,28 @@ def best_threshold(ours: np.ndarray, board: tuple[int, ...], pot: float, bet: fl
     return best
 
 
+def solved_folds(
+    sg, node: int, me: int, ours: np.ndarray, theirs: np.ndarray, alternatives: np.ndarray | None, gadget: str | None,
+    weight: float, iterations: int,
+) -> np.ndarray | None:
+    """The fold probability per hand (HOLE_PAIRS order) at ``node`` of subgame ``sg`` solved
+    from the two ranges: unsafe to 0.5% of the pot (``gadget`` None), else ``iterations``
+    of the gadget with ``alternatives`` (None when the gadget has none)."""
+    ranges = np.zeros((2, sg.n_hands))
+    ranges[me] = sg.from_hole_pairs(ours)
+    ranges[1 - me] = sg.from_hole_pairs(theirs)
+    solver = SubgameSolver(sg, ranges)
+    if gadget is None:
+        solver.solve(0.5, max_iterations=2000)
+    elif alternatives is None:
+        return None
+    else:
+        solver.iterate(iterations, safe_hook(sg, ranges, me, alternatives, weight, gadget))
+    actions = [str(a) for a in sg.tree.actions(node)]
+    board = sg.root.board
+    return sg.to_hole_pairs(solver.node_strategy(node, board)[:, actions.index("f")])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run", help="an agent lbr run's hands.jsonl")
@@ -233,23 +255,11 @@ def main() -> None:
             alternatives = blueprint_alternatives(view.valuer, view.node, state, ours)
         for name, gadget, weight, wide in VARIANTS:
             broad = (1 - wide) * modelled / modelled.sum() + wide * live / live.sum()
-            ranges = np.zeros((2, sg.n_hands))
-            ranges[me] = sg.from_hole_pairs(ours)
-            ranges[1 - me] = sg.from_hole_pairs(broad)
-            solver = SubgameSolver(sg, ranges)
-            if gadget is None:
-                solver.solve(0.5, max_iterations=2000)
-            elif alternatives is None:
-                table[name].append((np.nan,) * 4)
-                continue
-            else:
-                solver.iterate(args.iterations, safe_hook(sg, ranges, me, alternatives, weight, gadget))
-            actions = [str(a) for a in sg.tree.actions(0)]
-            fold = sg.to_hole_pairs(solver.node_strategy(0, state.board)[:, actions.index("f")])
-            table[name].append(measure(fold, ours, state.board, pot, bet, o_index))
-            if name == "agent":
+            fold = solved_folds(sg, 0, me, ours, broad, alternatives, gadget, weight, args.iterations)
+            table[name].append((np.nan,) * 4 if fold is None else measure(fold, ours, state.board, pot, bet, o_index))
+            if fold is not None and name == "agent":
                 table["agent-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
-            if args.deciles and name in ("agent", "unsafe"):
+            if fold is not None and args.deciles and name in ("agent", "unsafe"):
                 print(f"    {name:10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
         start = with_cards(initial_state(GAME, state.hand_number), state.hole_cards, state.board)
         for r in range(state.round):
@@ -270,24 +280,8 @@ def main() -> None:
             node = sg.node_after([action], node)
         for name, gadget, weight, wide in START_VARIANTS:
             broad = (1 - wide) * modelled_start / modelled_start.sum() + wide * live / live.sum()
-            ranges = np.zeros((2, sg.n_hands))
-            ranges[me] = sg.from_hole_pairs(found["start_reach"])
-            ranges[1 - me] = sg.from_hole_pairs(broad)
-            solver = SubgameSolver(sg, ranges)
-            if gadget is None:
-                solver.solve(0.5, max_iterations=2000)
-            elif alternatives_start is None:
-                table[name].append((np.nan,) * 4)
-                continue
-            else:
-                solver.iterate(args.iterations, safe_hook(sg, ranges, me, alternatives_start, weight, gadget))
-            actions = [str(a) for a in sg.tree.actions(node)]
-            fold = sg.to_hole_pairs(solver.node_strategy(node, state.board)[:, actions.index("f")])
-            table[name].append(measure(fold, ours, state.board, pot, bet, o_index))
-            if name == "agent":
-                table["agent-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
-            if args.deciles and name in ("agent", "unsafe"):
-                print(f"    {name:10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
+            fold = solved_folds(sg, node, me, found["start_reach"], broad, alternatives_start, gadget, weight, args.iterations)
+            table[name].append((np.nan,) * 4 if fold is None else measure(fold, ours, state.board, pot, bet, o_index))
         print(f"hand {state_all.hand_number:5d} {fields[2]:24s} {fields[3]:28s} "
               + " ".join(f"{n}={table[n][-1][0]:.2f}" for n in names), flush=True)
     positions = np.array(positions)
