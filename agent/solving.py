@@ -32,7 +32,7 @@ from agent.blueprint_view import BlueprintView
 from agent.player import HandContext
 from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
-from protocol.rules import Action, ActionType, State, initial_state, with_cards
+from protocol.rules import Action, ActionType, State, initial_state, start_of_round
 from solver.bets import ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import skip_chance, translate_action
 from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, blueprint_alternatives, estimated_alternatives, safe_hook
@@ -379,11 +379,7 @@ def round_start(active: ActiveSolve | None, state: State, me: int) -> State | No
         return None
     if active is not None and int(active.subgame.root.round) >= r:
         return None
-    start = initial_state(state.game, state.hand_number)
-    for actions in state.actions[:r]:
-        for action in actions:
-            start = start.apply(action)
-    return with_cards(start, state.hole_cards, state.board)
+    return start_of_round(state)
 
 
 def actions_since(root_betting: str, state: State) -> list[Action] | None:

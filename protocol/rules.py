@@ -287,6 +287,16 @@ def with_cards(state: State, hole_cards: tuple[tuple[int, ...], ...], board: tup
     )  # fmt: skip
 
 
+def start_of_round(state: State) -> State:
+    """``state`` as it was when its round began (no action of the round yet), with the
+    same cards: the earlier rounds' actions replayed from the hand's start."""
+    start = initial_state(state.game, state.hand_number)
+    for actions in state.actions[: state.round]:
+        for action in actions:
+            start = start.apply(action)
+    return with_cards(start, state.hole_cards, state.board)
+
+
 def _next_player(game: GameDef, spent: tuple[int, ...], folded: tuple[bool, ...], after: int) -> int:
     """The next player after ``after`` who has not folded and is not all-in."""
     n = after

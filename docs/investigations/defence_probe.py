@@ -44,7 +44,7 @@ from agent.timing import TimeLimits, TimeManager
 from protocol.decisions import ROW_TOTAL
 from protocol.fasteval import HOLE_PAIRS, rank_range
 from protocol.gamedef import load_game
-from protocol.rules import ActionType, initial_state, with_cards
+from protocol.rules import ActionType, start_of_round
 from protocol.wire import parse_state_line
 from solver.subgame.alternatives import blueprint_alternatives, safe_hook
 from solver.subgame.range_solver import SubgameSolver, build_subgame
@@ -261,11 +261,7 @@ def main() -> None:
                 table["agent-monotone"].append(measure(monotone(fold, ours, state.board), ours, state.board, pot, bet, o_index))
             if fold is not None and args.deciles and name in ("agent", "unsafe"):
                 print(f"    {name:10s} folds by decile (weakest first): {deciles(fold, ours, state.board)}")
-        start = with_cards(initial_state(GAME, state.hand_number), state.hole_cards, state.board)
-        for r in range(state.round):
-            for action in state.actions[r]:
-                start = start.apply(action)
-        start = with_cards(start, state.hole_cards, state.board)
+        start = start_of_round(state)
         view_start = strategist.view(hand, start, me)
         modelled_start = view_start.opponent_reach
         alternatives_start = None

@@ -23,7 +23,7 @@ from agent.player import Agent
 from agent.strategist import build_strategist
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
-from protocol.rules import ActionType, initial_state, with_cards
+from protocol.rules import ActionType, start_of_round
 from protocol.wire import MatchState
 from solver.bets import parse_abstraction
 from solver.subgame.range_solver import SubgameSolver, build_subgame
@@ -54,11 +54,7 @@ def main() -> None:
     walk_line(game, args.betting, args.cards, args.position, args.hand, decide)
     match, hand = found["match"], found["hand"]
     state, me = match.state, args.position
-    start = initial_state(game, args.hand)
-    for r in range(state.round):
-        for action in state.actions[r]:
-            start = start.apply(action)
-    start = with_cards(start, state.hole_cards, state.board)
+    start = start_of_round(state)
     ours = np.where(agent.blocked(match), 0.0, hand.reach)
     held = agent.hand_index[tuple(sorted(match.my_cards))]
     bet = state.actions[state.round][-1]

@@ -19,8 +19,9 @@ given both hands).  So the solver sees unbiased estimates; a measurement average
 set of runouts (:meth:`BlueprintLeafValues.use`).  With a ``pool`` of runouts drawn once,
 the iterations cycle through it instead and each runout's rest-of-hand trees and rows are
 built once and kept: the solve then converges to the model whose chance is the pool (a
-fixed sample, as Pluribus and Modicum sample), at a fraction of the cost per iteration.  What is approximate: the blueprint's
-own abstraction of the rest (sizes, card buckets) and translated leaf betting.
+fixed sample), each iteration 2.3x cheaper once built but no better at equal time on
+independent runouts (docs/results/2026-11-27-river-defence.md).  What is approximate: the
+blueprint's own abstraction of the rest (sizes, card buckets) and translated leaf betting.
 """
 
 from __future__ import annotations
@@ -92,10 +93,12 @@ class BlueprintLeafValues:
             for leaf in cut.leaves
         ]
         self.pool: list[tuple[int, ...]] = [self.draw() for _ in range(pool)]
+        self._pooled = frozenset(self.pool)
         self.runouts: list[tuple[int, ...]] = [self.pool[0] if self.pool else self.draw()]
-        # Built once: each leaf's rest-of-hand tree.  Per runout (cleared by use()): the
-        # card space all leaves share, each leaf's subgame and blueprint rows, the
-        # showdown payoff signs of the all-in leaves, and each (leaf, option)'s strategy.
+        # Built once: each leaf's rest-of-hand tree.  Per runout (dropped by use() unless
+        # the runout is in the pool): the card space all leaves share, each leaf's
+        # subgame and blueprint rows, the showdown payoff signs of the all-in leaves, and
+        # each (leaf, option)'s strategy.
         self._trees: dict[int, BettingTree] = {}
         self._spaces: dict[tuple[int, ...], CardSpace] = {}
         self._signs: dict[tuple[int, ...], np.ndarray] = {}
@@ -122,10 +125,9 @@ class BlueprintLeafValues:
         if not runouts:
             raise SubgameError("at least one runout is needed")
         self.runouts = [tuple(int(c) for c in r) for r in runouts]
-        kept = set(self.pool)
-        for cache in (self._cache, self._spaces, self._signs):
-            for key in [k for k in cache if (k[1] if cache is self._cache else k) not in kept]:
-                del cache[key]
+        self._cache = {key: v for key, v in self._cache.items() if key[1] in self._pooled}
+        self._spaces = {key: v for key, v in self._spaces.items() if key in self._pooled}
+        self._signs = {key: v for key, v in self._signs.items() if key in self._pooled}
 
     # --- values ------------------------------------------------------------------------
 
@@ -145,7 +147,7 @@ class BlueprintLeafValues:
                 signs = self._signs.get(runout)
                 if signs is None:
                     signs = _showdown_signs(cut, self._clash, self.board + runout)
-                    if len(self.runouts) <= SIGN_CACHE or runout in self.pool:  # read by every traversal
+                    if len(self.runouts) <= SIGN_CACHE or runout in self._pooled:  # read by every traversal
                         self._signs[runout] = signs
                 total += _showdown(signs, state, trav, reach_o)
                 continue

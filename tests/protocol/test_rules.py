@@ -7,7 +7,7 @@ import pytest
 from protocol.cards import parse_cards
 from protocol.errors import IllegalActionError
 from protocol.gamedef import load_game
-from protocol.rules import CALL, FOLD, LIMIT_RAISE, ActionType, initial_state, raise_to, with_cards
+from protocol.rules import CALL, FOLD, LIMIT_RAISE, ActionType, initial_state, raise_to, start_of_round, with_cards
 from protocol.wire import parse_matchstate
 
 NL = load_game("holdem.nolimit.2p")
@@ -126,3 +126,15 @@ def test_matchstate_turn_is_derived_from_the_state():
     assert m.is_my_turn and m.my_cards == parse_cards("2hAc")
     m = parse_matchstate("MATCHSTATE:0:0::7d3d|", NL)
     assert not m.is_my_turn
+
+
+def test_start_of_round_is_the_state_before_the_rounds_first_action():
+    game = load_game("holdem.nolimit.2p")
+    facing = parse_matchstate("MATCHSTATE:1:4:r300c/cc/cc/r900:|AsKd/2c7hKs/9d/3h", game).state
+    start = start_of_round(facing)
+    assert start.betting == "r300c/cc/cc/" and start.round == 3 and start.actions[3] == ()
+    assert start.current_player == 0 and start.hand_number == 4
+    assert start.board == facing.board and start.hole_cards == facing.hole_cards
+    assert start.apply(facing.actions[3][0]).betting == facing.betting
+    preflop = parse_matchstate("MATCHSTATE:0:4:r300:AsKd|", game).state
+    assert start_of_round(preflop).betting == "" and start_of_round(preflop).spent == (100, 50)
