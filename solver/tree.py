@@ -311,7 +311,8 @@ def showdown_table(tree: BettingTree) -> np.ndarray:
 
 
 def skip_chance(tree: BettingTree, node: int) -> int:
-    """The first non-chance node at or below ``node`` (chance nodes have one child)."""
-    while tree.kind[node] == CHANCE:
+    """The first non-chance node at or below ``node`` (chance nodes have one child; a
+    depth-limited subgame's leaves, chance nodes with none, are returned as they are)."""
+    while tree.kind[node] == CHANCE and tree.child_count[node] > 0:
         node = int(tree.children[tree.child_start[node]])
     return node

@@ -27,6 +27,9 @@ from precompute.blueprint import Blueprint
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
 from solver.bets import parse_abstraction
+from solver.follow import TranslationMemory
+from solver.follow import walk as follow
+from solver.subgame.alternatives import blueprint_strategy
 from solver.subgame.blueprint_leaves import BlueprintLeafValues
 from solver.subgame.depth_limited import CONTINUATIONS
 from solver.subgame.depth_limited_range import DepthLimitedSolver
@@ -41,13 +44,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budget", type=float, default=1.5, help="seconds of solving (default 1.5)")
     parser.add_argument("--k", type=int, default=4, help="continuations at the leaves, 1-4 (default 4)")
-    parser.add_argument("--runouts", type=int, default=128,
-                        help="fixed runouts of the exploitability measurement (default 128; fewer overstate it, the "
-                             "strategy being measured against those runouts' values, noise and all)")
-    parser.add_argument("--sizes", default=SIZES, help=f"the subgame's bet sizes (default {SIZES!r})")
-    parser.add_argument("--pool", type=int, default=0,
-                        help="runouts drawn once and cycled through, their trees and rows kept (default 0: a new runout "
-                             "every iteration)")
+    parser.add_argument(
+        "--runouts",
+        type=int,
+        default=128,
+        help="fixed runouts of the exploitability measurement (default 128; fewer overstate it, the "
+        "strategy being measured against those runouts' values, noise and all)",
+    )
+    parser.add_argument(
+        "--sizes",
+        default=SIZES,
+        help=f"the subgame's bet sizes (default {SIZES!r}; 'blueprint': the blueprint's own, which "
+        "also measures the blueprint's rows in the same model)",
+    )
+    parser.add_argument(
+        "--pool",
+        type=int,
+        default=0,
+        help="runouts drawn once and cycled through, their trees and rows kept (default 0: a new runout every iteration)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 iterations and 2 measurement runouts")
     args = parser.parse_args(argv)
@@ -57,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     blueprint = Blueprint.load()
     root = parse_matchstate(SPOT, game).state
     started = time.perf_counter()
-    cut = build_subgame(root, parse_abstraction(args.sizes), depth_limited=True)
+    sizes = blueprint.tree.abstraction if args.sizes == "blueprint" else parse_abstraction(args.sizes)
+    cut = build_subgame(root, sizes, depth_limited=True)
     leaves = BlueprintLeafValues(cut, blueprint, me=root.current_player, continuations=CONTINUATIONS[: args.k],
                                  seed=args.seed, pool=args.pool)  # fmt: skip
     built = time.perf_counter() - started
@@ -83,8 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"exploitability in the model on {measure} fixed runouts: {exploitability:.2f}% of the pot "
           f"(measured in {time.perf_counter() - started:.1f} s); target 1% within 1.5 s on 2 threads")  # fmt: skip
-    print(f"peak memory {solve_peak:.0f} MB solving, {peak:.0f} MB with the measurement; "
-          f"load average {os.getloadavg()[0]:.2f}")
+    if args.sizes == "blueprint":
+        # The yardstick: the blueprint's own round, played by both players, in the same model.
+        found = follow(blueprint.tree, root, TranslationMemory(), np.random.default_rng(0), root.current_player)
+        rows = None if found is None else blueprint_strategy(blueprint, cut, found[0], (0, 1))
+        if rows is None:
+            print("the blueprint's rows: the subgame's tree differs from the blueprint's here")
+        else:
+            print(f"the blueprint's rows in the same model, same runouts: {solver.exploitability(rows):.2f}% of the pot")
+    print(f"peak memory {solve_peak:.0f} MB solving, {peak:.0f} MB with the measurement; load average {os.getloadavg()[0]:.2f}")
     return 0
 
 

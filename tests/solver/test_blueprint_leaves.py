@@ -136,3 +136,27 @@ def test_the_depth_limited_bench_runs_quick():
     assert re.search(r"solve: 3 iterations in [\d.]+ s wall", done.stdout)
     found = re.search(r"exploitability in the model on 2 fixed runouts: ([\d.]+)% of the pot", done.stdout)
     assert found and float(found.group(1)) > 0
+
+
+def test_the_blueprints_own_round_reads_into_a_depth_limited_cut_of_its_sizes(blueprint):
+    """The bench's yardstick (--sizes blueprint): a flop cut with the blueprint's own sizes
+    takes the blueprint's rows for its round; its leaves (chance nodes without children)
+    end the walk instead of being stepped through."""
+    from solver.follow import TranslationMemory
+    from solver.follow import walk as follow
+    from solver.tree import CHANCE, skip_chance
+
+    root = parse_matchstate("MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", GAME).state
+    cut = build_subgame(root, blueprint.tree.abstraction, depth_limited=True)
+    for leaf in cut.leaves:
+        assert cut.tree.kind[leaf] == CHANCE and skip_chance(cut.tree, int(leaf)) == int(leaf)
+    node = follow(blueprint.tree, root, TranslationMemory(), np.random.default_rng(0), root.current_player)[0]
+    strategy = blueprint_strategy(blueprint, cut, node, (0, 1))
+    assert strategy is not None
+    n_a = int(cut.tree.child_count[0])
+    assert cut.tree.actions(0) == blueprint.actions(node)
+    rows = strategy[: cut.n_hands * n_a].reshape(cut.n_hands, n_a)
+    expected = blueprint.range_strategy(node, root.board)[cut.hole_pair_index()]
+    live = expected.sum(axis=1) > 0
+    np.testing.assert_allclose(rows[live], expected[live])
+    assert live.sum() == cut.n_hands
