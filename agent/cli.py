@@ -104,8 +104,9 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
                    help=f"drop blueprint actions below this probability (default {ACTION_FLOOR}; 0 keeps them all)")
     p.add_argument("--all-in", choices=ALL_IN_RULES, default=ALL_IN_RULES[0], help=ALL_IN_HELP)
     p.add_argument(
-        "--solve-from", choices=("river", "turn"), default="river",
-        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve)",
+        "--solve-from", choices=("river", "turn", "flop"), default="river",
+        help="the first round solved in real time (default river; turn: one bet size there, seconds per solve; "
+             "flop: also depth-limited flop search, unsafe, seconds per solve)",
     )  # fmt: skip
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")

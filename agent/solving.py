@@ -14,6 +14,18 @@ below what it gets against the blueprint (Maxmargin, alternatives from the bluep
 unsafe only where the blueprint's subtree cannot be valued), every later one below
 what it got against the last solve (Estimated-Maxmargin with gifts).
 
+With ``--solve-from flop`` the flop is searched too, depth-limited (Pluribus, Modicum:
+:mod:`solver.subgame.depth_limited_range`): the subgame ends with the flop, and at each
+of its leaves the opponent picks one of four continuations of the blueprint for the rest
+of the hand (:data:`DL_CONTINUATIONS`, valued on one sampled runout per iteration,
+:class:`solver.subgame.blueprint_leaves.BlueprintLeafValues`).  As in Pluribus, the
+flop's first solve is rooted at the start of the flop with both ranges from the
+blueprint, so the opponent's opening bet is part of what is solved, and it is unsafe: a
+safe root needs the blueprint's values of the whole rest of the hand, which a flop
+subgame cannot afford (an off-tree flop bet is re-solved the same way from the real
+state).  The turn's first solve after it is safe against the blueprint's values, as a
+hand's first solve.
+
 Each solve runs against a deadline from the time manager and falls back to its
 average strategy so far, or (if it managed no iteration) to the blueprint.
 """
@@ -34,8 +46,11 @@ from agent.strategy import RangeStrategy
 from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state, start_of_round
 from solver.bets import ActionAbstraction, draw_size_scale, parse_abstraction
-from solver.follow import skip_chance, translate_action
+from solver.follow import TranslationMemory, skip_chance, translate_action
 from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, blueprint_alternatives, estimated_alternatives, safe_hook
+from solver.subgame.blueprint_leaves import BlueprintLeafValues
+from solver.subgame.depth_limited import CONTINUATIONS
+from solver.subgame.depth_limited_range import DepthLimitedSolver
 from solver.subgame.gadgets import UNSAFE_WEIGHT, GadgetHook
 from solver.subgame.range_solver import Subgame, SubgameError, SubgameSolver, build_subgame
 from solver.tree import DECISION
@@ -65,6 +80,10 @@ MIN_ITERATIONS = 20
 SOLVE_ROOTS = ("decision", "round")
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
 SIZE_JITTER = 0.08
+#: The opponent's continuations at a depth-limited flop solve's leaves (Pluribus's k = 4).
+DL_CONTINUATIONS = CONTINUATIONS[:4]
+#: The decision log's name of a depth-limited solve's rows.
+DEPTH_LIMITED_KIND = "depth-limited-unsafe"
 
 
 @dataclass(frozen=True)
@@ -125,7 +144,7 @@ class SolveSettings:
 class _Run(NamedTuple):
     """A solve in progress: its solver, its root gadget (None: unsafe) and its kind for the log."""
 
-    solver: SubgameSolver
+    solver: SubgameSolver | DepthLimitedSolver
     hook: GadgetHook | None
     kind: str
 
@@ -136,7 +155,7 @@ class ActiveSolve:
     and the strategy (tabular layout) it plays."""
 
     subgame: Subgame
-    solver: SubgameSolver
+    solver: SubgameSolver | DepthLimitedSolver
     root_betting: str
     strategy: np.ndarray
     kind: str
@@ -144,6 +163,11 @@ class ActiveSolve:
     seconds: float = 0.0
     budget: float = 0.0
     exploitability: float | None = None
+
+    @property
+    def depth_limited(self) -> bool:
+        """Whether this solve ends with its round (its later rounds are not solved)."""
+        return isinstance(self.solver, DepthLimitedSolver)
 
     def detail(self, node: int, fresh: bool) -> dict:
         """What the decision log says of a row from this solve (``fresh``: solved for this decision)."""
@@ -167,6 +191,11 @@ class SolvingStage:
         self.early_abstraction = parse_abstraction(EARLY_ABSTRACTION)
         self.threads = threads
 
+    @staticmethod
+    def depth_limited_at(state: State) -> bool:
+        """Whether a subgame rooted at ``state`` is depth-limited: rooted before the turn."""
+        return state.round < state.game.num_rounds - 2
+
     def abstraction_at(self, state: State) -> ActionAbstraction:
         """The bet sizes of a subgame rooted at ``state`` (smaller before the last round, while raises are possible)."""
         early = state.round < state.game.num_rounds - 1 and state.raise_bounds() is not None
@@ -189,7 +218,10 @@ class SolvingStage:
         active: ActiveSolve | None = hand.notes.get("solve")
         node = self._follow(active, state) if active is not None else None
         fresh = node is None
-        if node is None and view_at is not None and self.settings.root == "round":
+        depth_limited = self.depth_limited_at(state)
+        if depth_limited and view.valuer is None:
+            return None  # the leaves need the blueprint's tree and rows (a stand-in has none)
+        if node is None and view_at is not None and (self.settings.root == "round" or depth_limited):
             start = round_start(active, state, match.position)
             if start is not None:
                 opened = self._solve(match, hand, clock, active, view_at(start), root=start)
@@ -283,19 +315,26 @@ class SolvingStage:
 
     def _start(
         self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
-        scale: float,
+        scale: float, leaf_seed: int, memory: TranslationMemory | None = None,
     ) -> _Run:
         """Build the subgame at ``state`` (``me`` to act) and its solver from the two
         ranges (``ranges_hp``, HOLE_PAIRS order, by player), and pick the root gadget:
         against the last solve's estimates (a later solve), the blueprint's values (a
-        hand's first solve), or none (unsafe) where those cannot be had."""
-        subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale)
+        hand's first solve, or the first after a depth-limited one), or none (unsafe)
+        where those cannot be had.  Before the turn the subgame is depth-limited and
+        unsafe, its leaves valued from the blueprint (``leaf_seed`` draws their runouts,
+        ``memory`` holds the hand's translations before the root)."""
+        depth_limited = self.depth_limited_at(state)
+        subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale, depth_limited=depth_limited)
         ranges = np.zeros((2, subgame.n_hands))
         for player in range(2):
             ranges[player] = subgame.from_hole_pairs(ranges_hp[player])
         ranges[ranges.sum(axis=1) <= 0] = 1.0  # a line the model thought impossible: assume any hand
+        if depth_limited:
+            leaves = BlueprintLeafValues(subgame, view.valuer, me, DL_CONTINUATIONS, seed=leaf_seed, memory=memory)
+            return _Run(DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me), None, DEPTH_LIMITED_KIND)
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
-        if previous is not None:
+        if previous is not None and not previous.depth_limited:
             since = actions_since(previous.root_betting, state)
             found = None if since is None else estimated_alternatives(previous.solver, since, state.board, me)
             if found is None:
@@ -326,17 +365,21 @@ class SolvingStage:
         ranges_hp[me] = hand.reach
         ranges_hp[1 - me] = self._opponent_range(previous, state, view)
         scale = hand.scale
+        leaf_seed = int(self.rng.integers(2**63))
+        memory = hand.notes.get("translation")
 
         def work(deadline: Deadline, publish: Callable[[_Run], None]) -> _Run:
             # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
-            run = self._start(state, me, previous, view, ranges_hp, scale)
+            run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory)
+            # The plain subgame's exploitability says nothing of a gadget's margins, and a
+            # depth-limited one's would need many runouts: those stop at an iteration count.
+            checked = run.hook is None and not isinstance(run.solver, DepthLimitedSolver)
             while not deadline.expired():
                 run.solver.iterate(1, run.hook)
                 publish(run)
-                # The plain subgame's exploitability says nothing of a gadget's margins.
-                if run.hook is None and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
+                if checked and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
                     break
-                if run.hook is not None and run.solver.iterations >= self.settings.iterations:
+                if not checked and run.solver.iterations >= self.settings.iterations:
                     break
             return run
 
@@ -351,10 +394,11 @@ class SolvingStage:
         # How far from equilibrium the answer is inside its own subgame (the modelled
         # ranges, no gadget) goes to the decision log: a safe solve optimises margins
         # against the gadget instead, so for it the figure is a hint, not a verdict.
-        exploitability = solver.exploitability()
+        depth_limited = isinstance(solver, DepthLimitedSolver)
+        exploitability = None if depth_limited else solver.exploitability()
         if solver.iterations < MIN_ITERATIONS:
             log.info("solve too short to play; playing the blueprint", hand=hand.number, iterations=solver.iterations,
-                     exploitability=round(exploitability, 2))
+                     kind=run.kind)
             return None
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3),
                  kind=run.kind)

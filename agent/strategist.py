@@ -55,7 +55,7 @@ HOLE_INDEX = {tuple(sorted(h)): i for i, h in enumerate(HOLE_PAIRS.tolist())}
 ALLIN = 5
 
 #: Where solving may start (``agent connect --solve-from``), in rounds before the last.
-SOLVE_FROM = {"river": 0, "turn": 1}
+SOLVE_FROM = {"river": 0, "turn": 1, "flop": 2}
 #: How the agent answers an all-in with nothing left to decide (``agent connect --all-in``),
 #: the default first: ``solve`` solves the spot safe like any other subgame where
 #: :func:`solves_here` (the turn and the river), the blueprint before; ``equity`` calls
@@ -73,7 +73,8 @@ def solves_here(state: State, rounds_early: int = 0) -> bool:
 
     Libratus solved from the turn.  On 2 cores a turn subgame costs seconds even with
     one bet size (:data:`agent.solving.EARLY_ABSTRACTION`), so the default starts on the
-    river; ``--solve-from turn`` measures the other choice."""
+    river; ``--solve-from turn`` measures the other choice, and ``--solve-from flop``
+    adds depth-limited flop search (Pluribus)."""
     last = state.game.num_rounds - 1
     return state.round >= last - rounds_early or (state.round == last - 1 and state.raise_bounds() is None)
 

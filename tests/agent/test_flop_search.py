@@ -1,0 +1,88 @@
+"""``--solve-from flop``: depth-limited flop search in the agent (agent/solving.py), on the
+shipped blueprint, with solves capped at a few iterations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.player import Agent
+from agent.solving import DEPTH_LIMITED_KIND, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
+from agent.strategist import SOLVE_FROM, AgentStrategist, load_blueprint, solves_here
+from agent.timing import TimeLimits, TimeManager
+from protocol.gamedef import load_game
+from protocol.wire import parse_matchstate
+from solver.tree import CHANCE, DECISION
+from tests.agent.test_strategist import StandInBlueprint
+
+GAME = load_game("holdem.nolimit.2p")
+FLOP = "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs"  # position 0 acts first on the flop
+BOARD = {0, 22, 47}  # 2c 7h Ks
+
+
+@pytest.fixture(scope="module")
+def blueprint():
+    warm_up()
+    return load_blueprint(None)
+
+
+def flop_agent(blueprint, max_solve: float = 30.0) -> tuple[Agent, SolvingStage]:
+    """An agent searching from the flop whose solves stop after MIN_ITERATIONS (or ``max_solve`` s)."""
+    clock = TimeManager(TimeLimits(per_hand=60.0, max_solve=max_solve))
+    stage = SolvingStage(np.random.default_rng(0), settings=SolveSettings(iterations=MIN_ITERATIONS))
+    agent = Agent(GAME, AgentStrategist(blueprint, stage, seed=0, rounds_early=SOLVE_FROM["flop"]), clock, seed=0)
+    clock.hands = 20
+    return agent, stage
+
+
+def test_the_flop_is_searched_only_from_flop_on():
+    flop, preflop = parse_matchstate(FLOP, GAME).state, parse_matchstate("MATCHSTATE:0:0:r200:AsKd|", GAME).state
+    assert solves_here(flop, SOLVE_FROM["flop"]) and not solves_here(flop, SOLVE_FROM["turn"])
+    assert not solves_here(preflop, SOLVE_FROM["flop"])
+
+
+def test_a_flop_decision_is_a_depth_limited_solve_whose_rows_cover_the_range(blueprint):
+    agent, _ = flop_agent(blueprint)
+    decision = agent.decide(parse_matchstate(FLOP, GAME))
+    active = agent.hand.notes["solve"]
+    assert decision.source == DEPTH_LIMITED_KIND and active.depth_limited
+    assert active.solver.iterations == MIN_ITERATIONS and decision.detail["iterations"] == MIN_ITERATIONS
+    tree = active.subgame.tree
+    assert len(active.subgame.leaves) and (tree.kind[active.subgame.leaves] == CHANCE).all()
+    assert {int(r) for r in tree.round[tree.kind == DECISION]} == {1}  # the flop only: the turn is behind the leaves
+    rows = decision.range.strategy()
+    blocked = np.array([bool({a, b} & BOARD) for a, b in agent.hand_cards])
+    assert np.allclose(rows[~blocked].sum(axis=1), 1.0) and not rows[blocked].any()
+
+
+def test_the_opponents_flop_check_is_solved_from_the_start_of_the_flop_and_followed(blueprint):
+    """Pluribus roots its search at the start of the round: the opponent's check is part
+    of the solve (its node is followed), not the solve's root."""
+    agent, _ = flop_agent(blueprint)
+    decision = agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/c:|AsKd/2c7hKs", GAME))
+    active = agent.hand.notes["solve"]
+    assert decision.source == DEPTH_LIMITED_KIND and active.root_betting == "r200c/"
+    assert decision.detail["node"] != 0 and active.me == 1
+
+
+def test_the_turn_after_a_flop_search_gets_a_safe_first_solve(blueprint):
+    """The turn's first solve after a depth-limited flop solve is safe against the
+    blueprint's values (a depth-limited solve has no estimates of the turn), with the
+    opponent's range through the flop solve's strategy."""
+    agent, stage = flop_agent(blueprint, max_solve=3.0)
+    agent.decide(parse_matchstate(FLOP, GAME))
+    flop_solve = agent.hand.notes["solve"]
+    check = next(a for a in flop_solve.subgame.tree.actions(0) if a.kind.name == "CALL")
+    turn = parse_matchstate(f"MATCHSTATE:0:0:r200c/{check}c/:AsKd|/2c7hKs/9d", GAME)
+    decision = agent.decide(turn)
+    turn_solve = agent.hand.notes["solve"]
+    assert turn_solve is not flop_solve and not turn_solve.depth_limited
+    assert decision.source == stage.settings.first_kind and turn_solve.subgame.root.round == 2
+
+
+def test_without_a_blueprint_that_can_value_leaves_the_flop_plays_the_blueprint():
+    clock = TimeManager(TimeLimits(per_hand=60.0, max_solve=5.0))
+    stage = SolvingStage(np.random.default_rng(0))
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["flop"]), clock, seed=0)
+    clock.hands = 20
+    assert agent.decide(parse_matchstate(FLOP, GAME)).source == "blueprint"
