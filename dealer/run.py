@@ -53,7 +53,8 @@ EPILOG = """examples:
 A seat is a bot kind (random, call, raise, allin, fold, equity: a heuristic heads-up
 hold'em player), agent (our agent; heads-up no-limit games), agent-blueprint (our agent
 without subgame solving: dealer run agent agent-blueprint --duplicate measures what
-solving adds) or a command that gets HOST and PORT appended; in a command, {game},
+solving adds), agent-turn and agent-flop (solving from the turn, or searching from the
+flop) or a command that gets HOST and PORT appended; in a command, {game},
 {seed}, {name}, {match}, {decision_log}, {time_budget} and {action_limit} (seconds) are
 filled in per match, so a command can log its decisions for AIVAT where dealer run reads
 them (e.g. "agent-v1/run.sh --decision-log {decision_log} --name {name}").  --hands defaults to
@@ -68,6 +69,7 @@ AGENT = "agent"
 #: Our agent's seat kinds and the options each adds to ``agent connect``.
 AGENTS: dict[str, tuple[str, ...]] = {
     AGENT: (), "agent-blueprint": ("--blueprint-only",), "agent-turn": ("--solve-from", "turn"),
+    "agent-flop": ("--solve-from", "flop"),
 }  # fmt: skip
 DEFAULT_HANDS, DEFAULT_AGENT_HANDS = 1000, 200
 MAX_SEAT_OUTPUT_LINES = 5

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agent.player import Agent
-from agent.solving import DEPTH_LIMITED_KIND, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
+from agent.solving import DEPTH_LIMITED_KIND, DL_MIN_BUDGET, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
 from agent.strategist import SOLVE_FROM, AgentStrategist, load_blueprint, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -86,3 +86,11 @@ def test_without_a_blueprint_that_can_value_leaves_the_flop_plays_the_blueprint(
     agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["flop"]), clock, seed=0)
     clock.hands = 20
     assert agent.decide(parse_matchstate(FLOP, GAME)).source == "blueprint"
+
+
+def test_a_flop_solve_is_not_started_without_the_time_for_its_minimum_iterations(blueprint):
+    """Below DL_MIN_BUDGET a flop solve would stop short of MIN_ITERATIONS and the
+    blueprint would answer after the wait: it answers at once instead."""
+    agent, _ = flop_agent(blueprint, max_solve=DL_MIN_BUDGET / 2)
+    decision = agent.decide(parse_matchstate(FLOP, GAME))
+    assert decision.source == "blueprint" and "solve" not in agent.hand.notes
