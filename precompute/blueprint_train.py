@@ -40,8 +40,11 @@ exploitability.
 
 from __future__ import annotations
 
+import lzma
+import os
 import re
 import resource
+import shutil
 import signal
 import statistics
 import time
@@ -298,6 +301,34 @@ def workers_status(stats: RoundStats) -> str:
 
 def _short(rate: float) -> str:
     return f"{rate / 1000:.3g}k" if rate >= 1000 else f"{rate:.0f}"
+
+
+def seed_checkpoint(source: str | Path, out: str | Path) -> Path:
+    """Copy the checkpoint ``source`` (decompressed if it ends in ``.xz``) into ``out`` as the
+    run's checkpoint, which :func:`train_blueprint` then resumes (and checks against its
+    settings, as any checkpoint).  A saved checkpoint carries a long run across machines
+    and working sessions, where ``out`` itself is not kept.
+
+    Raises:
+        ValueError: if ``out`` already holds a checkpoint (its own run would be lost) or
+            ``source`` is missing or not valid xz data.
+    """
+    source, out = Path(source), Path(out)
+    target = out / "checkpoint.mccfr"
+    if target.exists():
+        raise ValueError(f"{out} already holds a checkpoint; --resume-from starts a new folder from a saved one")
+    if not source.is_file():
+        raise ValueError(f"--resume-from {source}: no such file")
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with (lzma.open(source) if source.suffix == ".xz" else open(source, "rb")) as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    except lzma.LZMAError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ValueError(f"--resume-from {source} is not valid xz data ({exc})") from None
+    os.replace(tmp, target)
+    return target
 
 
 def _trained_workers(checkpoint: Path) -> int | None:

@@ -152,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--average-rounds", type=int, default=2,
                    help="rounds that play the average strategy; later ones play the current one (default 2)")
     p.add_argument("--compress", action="store_true", help="also write OUT/GAME.blueprint.xz and OUT/RECIPE.md for shipping")
+    p.add_argument("--resume-from", type=Path, metavar="CHECKPOINT",
+                   help="start OUT (which must hold no checkpoint yet) from this saved checkpoint (.mccfr, or .xz "
+                        "compressed), e.g. the shipped run's: precompute/data/training/")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
 
@@ -242,7 +245,7 @@ def _abstraction(args: argparse.Namespace) -> int:
 
 
 def _blueprint(args: argparse.Namespace) -> int:
-    from precompute.blueprint_train import TrainConfig, train_blueprint, write_recipe
+    from precompute.blueprint_train import TrainConfig, seed_checkpoint, train_blueprint, write_recipe
     from solver.artifacts import compress
     from solver.bets import parse_abstraction
 
@@ -261,6 +264,8 @@ def _blueprint(args: argparse.Namespace) -> int:
         stop_at=args.stop_at, schedule_iterations=args.schedule_iterations, average_rounds=args.average_rounds,
         workers=args.workers, ray=args.ray,
     )
+    if args.resume_from is not None:
+        seed_checkpoint(args.resume_from, args.out)
     command = "precompute " + shlex.join(args.argv)
     start = time.monotonic()
     path = train_blueprint(game, args.out, config, command=command, show_progress=not args.quiet)

@@ -16,7 +16,7 @@ from precompute.treecache import ARRAYS, LazyStates, cached_tree
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
-from solver.artifacts import ArtifactError, load_artifact, read_header
+from solver.artifacts import ArtifactError, compress, load_artifact, read_header
 from solver.bets import parse_abstraction
 from solver.tree import build_tree
 
@@ -169,3 +169,29 @@ def read_recipe_hash(path: Path = RECIPE_PATH) -> str:
         if line.strip().startswith("content_hash:"):
             return line.split(":", 1)[1].strip().strip("`")
     raise ArtifactError(f"{path} records no 'content_hash:' line")
+
+
+def test_a_run_resumes_from_a_saved_compressed_checkpoint_in_a_new_folder(runs, tmp_path, capsys):
+    """``--resume-from``: a checkpoint saved elsewhere (xz) starts a new folder, and the run
+    continues exactly: the same arrays as the straight run."""
+    straight = runs[0]
+    half = tmp_path / "half"
+    shutil.copytree(straight / "cards", half / "cards")
+    assert main([*QUICK, "--out", str(half), "--iterations", "2048", "--schedule-iterations", "4096"]) == 0
+    saved = compress(half / "checkpoint.mccfr", tmp_path / "saved.mccfr.xz")
+    later = tmp_path / "later"
+    shutil.copytree(straight / "cards", later / "cards")
+    assert main([*QUICK, "--out", str(later), "--iterations", "4096", "--resume-from", str(saved)]) == 0
+    a = load_artifact(straight / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    b = load_artifact(later / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    for name in ("regret", "avg", "rng", "iterations"):
+        np.testing.assert_array_equal(a[name], b[name])
+    capsys.readouterr()
+    # A folder with its own checkpoint is not overwritten; a missing or broken file is one sentence.
+    assert main([*QUICK, "--out", str(later), "--iterations", "4096", "--resume-from", str(saved)]) == 2
+    assert "already holds a checkpoint" in capsys.readouterr().err
+    assert main([*QUICK, "--out", str(tmp_path / "x"), "--resume-from", str(tmp_path / "none.xz")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "bad.xz").write_bytes(b"not xz")
+    assert main([*QUICK, "--out", str(tmp_path / "y"), "--resume-from", str(tmp_path / "bad.xz")]) == 2
+    assert "not valid xz data" in capsys.readouterr().err
