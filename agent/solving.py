@@ -17,8 +17,8 @@ what it got against the last solve (Estimated-Maxmargin with gifts).
 With ``--solve-from flop`` the flop is searched too, depth-limited (Pluribus, Modicum:
 :mod:`solver.subgame.depth_limited_range`): the subgame ends with the flop, and at each
 of its leaves the opponent picks one of four continuations of the blueprint for the rest
-of the hand (:data:`DL_CONTINUATIONS`, valued on one sampled runout per iteration,
-:class:`solver.subgame.blueprint_leaves.BlueprintLeafValues`).  As in Pluribus, the
+of the hand (:data:`DL_CONTINUATIONS`, valued on a runout per iteration from a pool of
+:data:`DL_POOL` drawn for the solve, :class:`solver.subgame.blueprint_leaves.BlueprintLeafValues`).  As in Pluribus, the
 flop's first solve is rooted at the start of the flop with both ranges from the
 blueprint, so the opponent's opening bet is part of what is solved, and it is unsafe: a
 safe root needs the blueprint's values of the whole rest of the hand, which a flop
@@ -84,6 +84,13 @@ SIZE_JITTER = 0.08
 DL_CONTINUATIONS = CONTINUATIONS[:4]
 #: The decision log's name of a depth-limited solve's rows.
 DEPTH_LIMITED_KIND = "depth-limited-unsafe"
+#: A depth-limited flop solve cycles through this many runouts, drawn once per solve, their
+#: rest-of-hand trees and rows built once (:class:`BlueprintLeafValues`'s ``pool``): at the
+#: agent's budgets that halves an iteration's cost and beats a fresh runout every
+#: iteration, 5.1% of the pot against 8.4% in 2 s and 3.6% against 5.8% in 4 s (the
+#: bench's flop spot, three seeds each; pools of 8 and 16 did worse than 12 on average;
+#: docs/results/2026-11-27-search-yardsticks.md).
+DL_POOL = 12
 #: A depth-limited flop solve is not started with less time than this (seconds): at about
 #: 0.09 s an iteration it would stop short of MIN_ITERATIONS and the blueprint would
 #: answer after the wait (42 of 129 flop decisions did, 1 s each, in a 200-hand match
@@ -336,7 +343,8 @@ class SolvingStage:
             ranges[player] = subgame.from_hole_pairs(ranges_hp[player])
         ranges[ranges.sum(axis=1) <= 0] = 1.0  # a line the model thought impossible: assume any hand
         if depth_limited:
-            leaves = BlueprintLeafValues(subgame, view.valuer, me, DL_CONTINUATIONS, seed=leaf_seed, memory=memory)
+            leaves = BlueprintLeafValues(subgame, view.valuer, me, DL_CONTINUATIONS, seed=leaf_seed, memory=memory,
+                                         pool=DL_POOL)
             return _Run(DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me), None, DEPTH_LIMITED_KIND)
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
         if previous is not None and not previous.depth_limited:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agent.player import Agent
-from agent.solving import DEPTH_LIMITED_KIND, DL_MIN_BUDGET, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
+from agent.solving import DEPTH_LIMITED_KIND, DL_MIN_BUDGET, DL_POOL, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
 from agent.strategist import SOLVE_FROM, AgentStrategist, load_blueprint, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -50,6 +50,7 @@ def test_a_flop_decision_is_a_depth_limited_solve_whose_rows_cover_the_range(blu
     tree = active.subgame.tree
     assert len(active.subgame.leaves) and (tree.kind[active.subgame.leaves] == CHANCE).all()
     assert {int(r) for r in tree.round[tree.kind == DECISION]} == {1}  # the flop only: the turn is behind the leaves
+    assert len(set(active.solver.leaves.pool)) == DL_POOL  # its runouts, drawn once for the solve
     rows = decision.range.strategy()
     blocked = np.array([bool({a, b} & BOARD) for a, b in agent.hand_cards])
     assert np.allclose(rows[~blocked].sum(axis=1), 1.0) and not rows[blocked].any()
