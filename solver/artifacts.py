@@ -108,10 +108,11 @@ def save_artifact(
 
 
 def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
-    """The header of an artifact and the file offset where its arrays start."""
+    """The header of an artifact and the file offset where its arrays start (in the
+    uncompressed bytes: an ``.xz`` artifact's header is read from its first block)."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
+        with (lzma.open(path) if path.suffix == ".xz" else open(path, "rb")) as f:
             start = f.read(len(MAGIC) + 4)
             if len(start) < len(MAGIC) + 4 or start[: len(MAGIC)] != MAGIC:
                 raise ArtifactError(f"{path} is not an artifact of this project (bad magic bytes)")
@@ -119,7 +120,7 @@ def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
             header = msgpack.unpackb(f.read(length), raw=False)
     except FileNotFoundError:
         raise ArtifactError(f"{path} does not exist") from None
-    except (ValueError, msgpack.UnpackException) as exc:
+    except (ValueError, msgpack.UnpackException, lzma.LZMAError) as exc:
         raise ArtifactError(f"{path} has a corrupt header ({exc})") from None
     data_start = -(-(len(MAGIC) + 4 + length) // _ALIGN) * _ALIGN
     return header, data_start
