@@ -66,6 +66,25 @@ def test_the_opponents_flop_check_is_solved_from_the_start_of_the_flop_and_follo
     assert decision.detail["node"] != 0 and active.me == 1
 
 
+def test_an_opening_flop_bet_is_solved_from_the_real_state_in_one_solve(blueprint):
+    """An opening bet is never exactly one of the jittered sizes of a solve from the flop's
+    start, which would only be followed by a nested solve: one solve, at the real state."""
+    agent, stage = flop_agent(blueprint)
+    roots = []
+    solve = stage._solve
+
+    def counted(match, hand, clock, previous, view, root=None):
+        roots.append((root or match.state).betting)
+        return solve(match, hand, clock, previous, view, root)
+
+    stage._solve = counted
+    decision = agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/r500:|AsKd/2c7hKs", GAME))
+    active = agent.hand.notes["solve"]
+    assert roots == ["r200c/r500"]
+    assert decision.source == DEPTH_LIMITED_KIND and active.root_betting == "r200c/r500"
+    assert decision.detail["node"] == 0 and decision.detail["solve"] == "new"
+
+
 def test_the_turn_after_a_flop_search_gets_a_safe_first_solve(blueprint):
     """The turn's first solve after a depth-limited flop solve is safe against the
     blueprint's values (a depth-limited solve has no estimates of the turn), with the
