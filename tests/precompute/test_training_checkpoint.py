@@ -5,12 +5,10 @@ the one its README names, and it holds at least the shipped blueprint's iteratio
 from __future__ import annotations
 
 import hashlib
-import lzma
 import re
-import shutil
 
 from precompute.blueprint import DEFAULT_PATH, RECIPE_PATH
-from solver.artifacts import load_artifact, read_header
+from solver.artifacts import decompressed, load_artifact, read_header
 from solver.cfr.mccfr import CHECKPOINT_KIND
 
 TRAINING = DEFAULT_PATH.parent / "training"
@@ -29,9 +27,7 @@ def test_the_saved_checkpoint_continues_the_shipped_run_and_matches_its_readme(t
     text = README.read_text()
     digest = hashlib.sha256(CHECKPOINT.read_bytes()).hexdigest()
     assert f"sha256: {digest}" in text
-    unpacked = tmp_path / "checkpoint.mccfr"
-    with lzma.open(CHECKPOINT) as src, open(unpacked, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
+    unpacked = decompressed(CHECKPOINT, tmp_path)
     iterations = int(load_artifact(unpacked, CHECKPOINT_KIND).arrays["iterations"][0])
     assert iterations >= shipped["iterations"]
     assert f"iterations: `{iterations:,}`" in text
