@@ -58,13 +58,18 @@ COMPARE_EPILOG = f"""examples:
   dealer run agent random --duplicate --hands 500 --seed 21 --names agent,opponent --out c
   dealer run agent-blueprint random --duplicate --hands 500 --seed 21 --names blueprint,opponent --out d
   dealer compare c/*.log --baseline d/*.log --value blueprint --json cmp.json   # what subgame solving adds
+  dealer compare a/*.log --baseline b/*.log --seat bot --save-values day1.json.gz
+  dealer compare a2/*.log --baseline b2/*.log --seat bot --pool day1.json.gz   # day 2's seed pooled with day 1's
+  dealer compare --pool day1.json.gz day2.json.gz                              # the saved chunks alone
 
 Play both sets with the same --seed (and --duplicate or not alike): a log is paired with
 the baseline log of the same game, seed and seat order once the candidate's name is
 replaced by the baseline's.  Decision logs come from the 'decisions' folder beside each
 log unless given.  p(better) is a one-tailed t test that the candidate's mean minus the
 baseline's is above 0; "pairing cut" is how much smaller the spread of the paired
-difference is than that of two independent matches of the same length.
+difference is than that of two independent matches of the same length.  A comparison
+too long for one sitting is played in chunks, a seed each: --save-values keeps a chunk's
+paired values, --pool adds them to a later one (chunks of the same seed are refused).
 {TILDE_V}."""
 
 HANDS_DESCRIPTION = "Print chosen hands with every decision: cards, betting, the seat's probabilities and their source."
@@ -148,15 +153,24 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``dealer compare``'s arguments to ``parser``."""
     _describe(parser, COMPARE_DESCRIPTION, COMPARE_EPILOG)
-    parser.add_argument("logs", metavar="LOG", nargs="+", type=Path, help="match logs with the candidate seat")
+    parser.add_argument("logs", metavar="LOG", nargs="*", type=Path, help="match logs with the candidate seat")
     parser.add_argument(
-        "--baseline", metavar="LOG", nargs="+", type=Path, required=True,
+        "--baseline", metavar="LOG", nargs="+", type=Path,
         help="match logs with the baseline seat, played with the same seeds and seat orders",
     )  # fmt: skip
     parser.add_argument("--seat", metavar="NAME", help="the compared seat's name when it is the same in both sets")
     parser.add_argument("--decisions", metavar="DIR|FILE", type=Path, help="decision logs of the first set")
     parser.add_argument("--baseline-decisions", metavar="DIR|FILE", type=Path, help="decision logs of the baseline set")
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write the comparison as JSON")
+    parser.add_argument(
+        "--save-values", metavar="FILE", type=Path,
+        help="save the paired per-hand values (pooled ones with --pool; gzip when FILE ends in .gz) for a later --pool",
+    )  # fmt: skip
+    parser.add_argument(
+        "--pool", metavar="FILE", nargs="+", type=Path,
+        help="per-hand values saved by earlier comparisons (--save-values), pooled with the logs' or alone: "
+        "one comparison played in chunks (a seed each) over several sittings",
+    )  # fmt: skip
     parser.add_argument(
         "--guard", action="store_true",
         help="let AIVAT fall back to raw chips per log as dealer report does (off: it breaks the pairing)",
@@ -182,6 +196,13 @@ def missing_log(args: argparse.Namespace) -> str | None:
     Checked before the evaluation loads (seconds on a busy machine) so that a typo is
     answered at once.
     """
+    if hasattr(args, "pool"):  # dealer compare: logs on both sides, or none and --pool
+        if args.logs and not args.baseline:
+            return "--baseline LOG ... is required with match logs"
+        if args.baseline and not args.logs:
+            return "give the candidate's match logs with the --baseline logs"
+        if not args.logs and not args.pool:
+            return "give match logs and --baseline logs, or --pool values files"
     for path in [*args.logs, *(getattr(args, "baseline", None) or [])]:
         if not path.exists():
             return f"{path}: no such match log"

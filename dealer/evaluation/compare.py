@@ -27,18 +27,15 @@ from typing import TextIO
 
 import numpy as np
 
-from dealer.evaluation.comparison import Comparison, PairedEstimate, PairedLogs
+from dealer.evaluation.comparison import CompareError, Comparison, PairedEstimate, PairedLogs
 from dealer.evaluation.estimates import Evaluated, default_decisions, evaluate_logs
 from dealer.evaluation.matchlog import EvaluationError, LogSummary
+from dealer.evaluation.pooled import Chunk, load_values, pool, save_values
 from dealer.evaluation.render import fmt_number, fmt_p, print_table, write_json
 from dealer.evaluation.stats import check_same_deals, duplicate_groups, std_reduction, summarize
 from dealer.evaluation.summary import ESTIMATORS
 from protocol.errors import ProtocolError
 from protocol.gamedef import load_game
-
-
-class CompareError(EvaluationError):
-    """The two sets of logs cannot be paired (the message says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +126,46 @@ def compare_matches(
     blueprint: Path | None = None,
     game_file: str | None = None,
     jobs: int = 1,
+    pool_files: Sequence[Path] = (),
+    save_values_path: Path | None = None,
 ) -> Comparison:
     """Pair the logs, print the comparison to ``out`` and return it.
 
     ``guard`` is off by default: it picks raw chips or AIVAT per log from that log's
     past, and a paired difference cancels only when both logs used the same one.
+    ``pool_files``: per-hand values saved by earlier comparisons (``--save-values``),
+    pooled with the logs' (no logs: those files alone); ``save_values_path``: save the
+    (pooled) per-hand values there.
 
     Raises:
         EvaluationError: (one sentence) for unreadable logs or logs that cannot be paired.
     """
+    chunks = [load_values(Path(f)) for f in pool_files]
+    if first_logs or baseline_logs:
+        chunks.insert(0, _chunk_from_logs(
+            first_logs, baseline_logs, decisions=decisions, baseline_decisions=baseline_decisions, seat=seat,
+            progress=progress, guard=guard, value=value, blueprint=blueprint, game_file=game_file, jobs=jobs,
+        ))  # fmt: skip
+    if not chunks:
+        raise CompareError("nothing to compare: give match logs and --baseline logs, or --pool values files")
+    chunk = pool(chunks) if len(chunks) > 1 else chunks[0]
+    result = _comparison(chunk)
+    print_comparison(result, out)
+    if len(chunks) > 1:
+        print(f"  pooled: {chunk.source}", file=out)
+    if json_path is not None:
+        write_json(json_path, result.as_dict())
+    if save_values_path is not None:
+        save_values(save_values_path, chunk)
+    return result
+
+
+def _chunk_from_logs(
+    first_logs: Sequence[Path], baseline_logs: Sequence[Path], *, decisions: Path | None,
+    baseline_decisions: Path | None, seat: str | None, progress: bool, guard: bool, value: str,
+    blueprint: Path | None, game_file: str | None, jobs: int,
+) -> Chunk:  # fmt: skip
+    """Evaluate and pair the two sets of logs: their per-hand values."""
     game = load_game(game_file) if game_file else None
     options = dict(game=game, progress=progress, full_range=True, guard=guard, blueprint=blueprint, jobs=jobs)
     options["prog"] = "dealer compare"
@@ -151,35 +179,42 @@ def compare_matches(
         raise CompareError("the logs play more than one game; compare one game at a time")
     candidate, baseline = compared_seats(first.logs, base.logs, seat)
     pairs = pair_logs(first.logs, base.logs, candidate, baseline)
-    big_blind = first.logs[0].game.big_blind
     values = _per_hand(first, base, pairs, candidate, baseline)
-    results = {}
-    for name, v in values.items():
-        diff = summarize(v[:, 0] - v[:, 1], big_blind)
-        own = [summarize(v[:, k], big_blind) for k in (0, 1)]
-        independent = math.sqrt(own[0].std ** 2 + own[1].std ** 2)
-        results[name] = PairedEstimate(diff, own[0], own[1], std_reduction(independent, diff.std))
     raw = values["raw"]
-    opponents = sorted({s for m in first.logs for s in m.seats} - {candidate})
-    result = Comparison(
+    return Chunk(
         candidate=candidate,
         baseline=baseline,
-        opponents=opponents,
+        opponents=sorted({s for m in first.logs for s in m.seats} - {candidate}),
         game=first.logs[0].game_file,
-        big_blind=big_blind,
-        pairs=[PairedLogs(str(first.logs[p.a].path), str(base.logs[p.b].path), p.hands) for p in pairs],
-        hands=int(raw.shape[0]),
-        hands_alike=int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
+        big_blind=first.logs[0].game.big_blind,
         value_function=first.value_function,
         guard=guard,
+        pairs=[_paired(first.logs[p.a], base.logs[p.b], p.hands) for p in pairs],
+        hands_alike=int(np.count_nonzero(raw[:, 0] == raw[:, 1])),
+        values=values,
         decision_logs=[str(p) for p in first.decision_files + base.decision_files],
-        results=results,
         notes=list(dict.fromkeys(first.notes + base.notes)),  # both sets often say the same
     )
-    print_comparison(result, out)
-    if json_path is not None:
-        write_json(json_path, result.as_dict())
-    return result
+
+
+def _paired(log: LogSummary, baseline_log: LogSummary, hands: int) -> PairedLogs:
+    return PairedLogs(str(log.path), str(baseline_log.path), hands, log.seed, log.seats)
+
+
+def _comparison(chunk: Chunk) -> Comparison:
+    """The statistics of a chunk's paired values."""
+    results = {}
+    for name, v in chunk.values.items():
+        diff = summarize(v[:, 0] - v[:, 1], chunk.big_blind)
+        own = [summarize(v[:, k], chunk.big_blind) for k in (0, 1)]
+        independent = math.sqrt(own[0].std ** 2 + own[1].std ** 2)
+        results[name] = PairedEstimate(diff, own[0], own[1], std_reduction(independent, diff.std))
+    return Comparison(
+        candidate=chunk.candidate, baseline=chunk.baseline, opponents=chunk.opponents, game=chunk.game,
+        big_blind=chunk.big_blind, pairs=chunk.pairs, hands=int(chunk.values["raw"].shape[0]),
+        hands_alike=chunk.hands_alike, value_function=chunk.value_function, guard=chunk.guard,
+        decision_logs=chunk.decision_logs, results=results, notes=chunk.notes,
+    )  # fmt: skip
 
 
 def print_comparison(result: Comparison, out: TextIO) -> None:
@@ -223,7 +258,8 @@ def run_compare(args: argparse.Namespace) -> int:
         compare_matches(
             args.logs, args.baseline, decisions=args.decisions, baseline_decisions=args.baseline_decisions,
             seat=args.seat, json_path=args.json, progress=True, guard=args.guard, value=args.value,
-            blueprint=args.blueprint, game_file=args.game, jobs=args.jobs,
+            blueprint=args.blueprint, game_file=args.game, jobs=args.jobs, pool_files=args.pool or (),
+            save_values_path=args.save_values,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer compare: {exc}", file=sys.stderr)

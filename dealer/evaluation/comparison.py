@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dealer.evaluation.matchlog import EvaluationError
 from dealer.evaluation.stats import Summary
+
+
+class CompareError(EvaluationError):
+    """Logs or saved values that cannot be paired or pooled (the message says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +40,13 @@ class PairedLogs:
     log: str
     baseline_log: str
     hands: int
+    #: the deals' seed and the first log's seat order: what makes two pairs the same deals
+    seed: int = -1
+    seats: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"log": self.log, "baseline_log": self.baseline_log, "hands": self.hands}
+        return {"log": self.log, "baseline_log": self.baseline_log, "hands": self.hands, "seed": self.seed,
+                "seats": list(self.seats)}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

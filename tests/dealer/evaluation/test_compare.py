@@ -36,6 +36,7 @@ def runs(tmp_path_factory) -> dict[str, list[Path]]:
         "twin": _run(root / "twin", "random call", "twin,call"),  # the same bot under another name
         "fold": _run(root / "fold", "fold call", "folder,call"),
         "other-seed": _run(root / "other-seed", "fold call", "folder,call", seed=5),
+        "random-5": _run(root / "random-5", "random call", "random,call", seed=5),
     }
 
 
@@ -118,3 +119,45 @@ def test_logs_evaluated_in_worker_processes_give_the_same_report(runs):
     bad = subprocess.run([sys.executable, "-m", "dealer.cli", "report", str(logs[0]), "--jobs", "0"],
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert bad.returncode == 2 and "--jobs: expected a whole number of at least 1, got '0'" in bad.stderr
+
+
+def test_chunks_saved_and_pooled_equal_the_comparison_of_all_their_logs(runs, tmp_path):
+    # A comparison played in two sittings (seeds 4 and 5), each chunk saved, then pooled.
+    day1, both = tmp_path / "day1.json.gz", tmp_path / "both.json"
+    compare_matches(runs["random"], runs["fold"], out=io.StringIO(), save_values_path=day1)
+    out = io.StringIO()
+    pooled = compare_matches(runs["random-5"], runs["other-seed"], out=out, pool_files=[day1], save_values_path=both)
+    together = compare_matches(runs["random"] + runs["random-5"], runs["fold"] + runs["other-seed"], out=io.StringIO())
+    assert pooled.hands == together.hands == 800 and pooled.hands_alike == together.hands_alike
+    for name in ("raw", "duplicate", "aivat", "aivat+duplicate"):
+        mine, theirs = pooled.results[name], together.results[name]
+        assert mine.difference.hands == theirs.difference.hands
+        assert mine.difference.mean == pytest.approx(theirs.difference.mean, abs=1e-12)
+        assert mine.difference.p_value == pytest.approx(theirs.difference.p_value, rel=1e-9, nan_ok=True)
+        assert mine.difference.std == pytest.approx(theirs.difference.std, rel=1e-9, nan_ok=True)
+    assert "pooled: the logs given + " in out.getvalue()
+    # The saved pool alone, from the command line, says the same.
+    ok = subprocess.run([sys.executable, "-m", "dealer.cli", "compare", "--pool", str(both), "--json", str(tmp_path / "c.json")],
+                        capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    saved = json.loads((tmp_path / "c.json").read_text())["results"]["aivat+duplicate"]["difference"]
+    assert saved["mean"] == pytest.approx(pooled.results["aivat+duplicate"].difference.mean, abs=1e-12)
+
+
+def test_pooling_the_same_deals_twice_or_other_seats_is_refused(runs, tmp_path):
+    day1 = tmp_path / "day1.json"
+    compare_matches(runs["random"], runs["fold"], out=io.StringIO(), save_values_path=day1)
+    with pytest.raises(CompareError, match=r"both hold the deals of seed 4 .* count those hands twice"):
+        compare_matches(runs["random"], runs["fold"], out=io.StringIO(), pool_files=[day1])
+    twin = tmp_path / "twin.json"
+    compare_matches(runs["random-5"], runs["random-5"], seat="random", out=io.StringIO(), save_values_path=twin)
+    with pytest.raises(CompareError, match=r"has baseline 'random' where .* has 'folder'; only comparisons of the same"):
+        compare_matches([], [], out=io.StringIO(), pool_files=[day1, twin])
+    (tmp_path / "junk.json").write_text("{}")
+    with pytest.raises(CompareError, match=r"junk\.json is not a values file written by dealer compare --save-values"):
+        compare_matches([], [], out=io.StringIO(), pool_files=[tmp_path / "junk.json"])
+    for argv, said in ((["--pool"], "expected at least one argument"),
+                       ([str(runs["random"][0])], "--baseline LOG ... is required with match logs"),
+                       ([], "give match logs and --baseline logs, or --pool values files")):  # fmt: skip
+        bad = subprocess.run([sys.executable, "-m", "dealer.cli", "compare", *argv], capture_output=True, text=True, timeout=60)
+        assert bad.returncode in (1, 2) and said in bad.stderr, bad.stderr
