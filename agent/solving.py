@@ -352,7 +352,8 @@ class SolvingStage:
         if depth_limited:
             leaves = BlueprintLeafValues(subgame, view.valuer, me, DL_CONTINUATIONS, seed=leaf_seed, memory=memory,
                                          pool=DL_POOL)
-            return _Run(DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me), None, DEPTH_LIMITED_KIND)
+            solver = DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me, threads=self.threads)
+            return _Run(solver, None, DEPTH_LIMITED_KIND)
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
         if previous is not None and not previous.depth_limited:
             since = actions_since(previous.root_betting, state)

@@ -398,7 +398,8 @@ def update_rows(
                     sigma[h, a] = 1.0 / n_a
 
 
-@njit(cache=True)
+# nogil: a depth-limited solve values its leaves (one walk each) on several Python threads.
+@njit(cache=True, nogil=True)
 def walk(
     node: int, board: int, trav: int, reach_t: np.ndarray, reach_o: np.ndarray, mode: int,
     tree: TreeArrays, cards: CardArrays, regret: np.ndarray, avg: np.ndarray, strategy: np.ndarray, kept: np.ndarray,

@@ -21,7 +21,9 @@ decisions are the kernel's own code.  This is the range-solver counterpart of
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -90,6 +92,19 @@ class TreeLeafValues:
         )
 
 
+_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """The process's pool of ``threads`` leaf-valuing threads (made once: a solve per
+    decision would otherwise start and leave threads behind)."""
+    with _EXECUTORS_LOCK:
+        if threads not in _EXECUTORS:
+            _EXECUTORS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dl-leaves")
+        return _EXECUTORS[threads]
+
+
 def twin_node(cut: Subgame, full: Subgame, node: int) -> int:
     """The node of ``full`` (the same root's full-depth subgame) at the end of the betting
     path to ``node`` of the depth-limited ``cut``."""
@@ -107,7 +122,10 @@ class DepthLimitedSolver:
     ``chooser`` the player who picks a continuation at the leaves (the re-solver's
     opponent).  The round's rows are in the subgame's tabular layout (``regret``,
     ``avg``, float64); the chooser's leaf choices in ``leaf_regret`` / ``leaf_avg``
-    (leaves, hands, k).  The root hook works as :class:`SubgameSolver`'s.
+    (leaves, hands, k).  The root hook works as :class:`SubgameSolver`'s.  ``threads``:
+    the leaves of a traversal are valued on that many threads (their walks release the
+    GIL; each leaf's values and updates are its own, so the results are bitwise those
+    of one thread).
 
     Raises:
         SubgameError: if the subgame is not depth-limited, the ranges are malformed, or
@@ -115,7 +133,8 @@ class DepthLimitedSolver:
     """
 
     def __init__(
-        self, subgame: Subgame, ranges: np.ndarray, leaves: LeafValues, chooser: int, config: CFRConfig = SUBGAME_DCFR
+        self, subgame: Subgame, ranges: np.ndarray, leaves: LeafValues, chooser: int, config: CFRConfig = SUBGAME_DCFR,
+        threads: int = 1,
     ) -> None:
         if not len(subgame.leaves):
             raise SubgameError("the subgame has no leaves: build it with depth_limited=True, or use SubgameSolver")
@@ -128,6 +147,8 @@ class DepthLimitedSolver:
             raise SubgameError("ranges must give each player some weight")
         if chooser not in (0, 1):
             raise SubgameError(f"the chooser is player 0 or 1, not {chooser}")
+        if threads < 1:
+            raise SubgameError(f"threads is at least 1, got {threads}")
         self.subgame = subgame
         self.ranges = ranges
         self.leaves = leaves
@@ -140,6 +161,7 @@ class DepthLimitedSolver:
         self.leaf_regret = np.zeros(shape)
         self.leaf_avg = np.zeros(shape)
         self.iterations = 0
+        self.threads = threads
 
     # --- one traversal ------------------------------------------------------------------
 
@@ -152,8 +174,15 @@ class DepthLimitedSolver:
         args = (np.int64(trav), reach[trav], reach[1 - trav], np.int64(mode), sg.arrays, sg.cards, self.regret, self.avg,
                 strategy, unused, *d)  # fmt: skip
         walk(root, root, *args, np.int64(RECORD), buf_reach, buf_value)
-        for leaf in range(n_leaves):
+
+        def value(leaf: int) -> None:
             buf_value[leaf] = self._leaf(leaf, trav, mode, buf_reach[leaf, 0], buf_reach[leaf, 1], d)
+
+        if self.threads > 1 and n_leaves > 1:
+            list(_executor(self.threads).map(value, range(n_leaves)))
+        else:
+            for leaf in range(n_leaves):
+                value(leaf)
         return walk(root, root, *args, np.int64(READ), buf_reach, buf_value)
 
     def _update(self, trav: int, reach: np.ndarray, d: tuple[float, float, float]) -> np.ndarray:

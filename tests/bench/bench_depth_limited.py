@@ -2,7 +2,7 @@
 end of the flop, the blueprint's rest of the hand at its leaves on sampled runouts, k
 continuations, solved for a time budget.
 
-    .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 128] [--pool 16]
+    .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 128] [--pool 12] [--threads 2]
     .venv/bin/python tests/bench/bench_depth_limited.py --quick      # a few iterations (what the tests run)
 
 Prints the tree's size (nodes, leaves, hands, the round's rows) beside the build time,
@@ -10,7 +10,7 @@ the iterations the budget bought and the seconds each took, then the exploitabil
 reached in % of the pot, measured in the depth-limited model on ``--runouts`` fixed
 runouts (the solve itself draws one runout per iteration), the process's peak memory and
 the machine's load.  The target (issue 26): 1% of the pot within 1.5 s on 2 threads, with
-all 1,326 hands; the depth-limited solver runs on one thread today.
+all 1,326 hands; ``--threads 2`` values a traversal's leaves on two threads, as the agent does.
 """
 
 from __future__ import annotations
@@ -63,11 +63,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="runouts drawn once and cycled through, their trees and rows kept (default 0: a new runout every iteration)",
     )
+    parser.add_argument("--threads", type=int, default=1, help="threads valuing the leaves (default 1; the agent uses 2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 iterations and 2 measurement runouts")
     args = parser.parse_args(argv)
-    if not 1 <= args.k <= 4 or args.runouts < 1 or args.budget <= 0 or args.pool < 0:
-        parser.error("--k is 1 to 4, --runouts at least 1, --budget positive, --pool 0 or more")
+    if not 1 <= args.k <= 4 or args.runouts < 1 or args.budget <= 0 or args.pool < 0 or args.threads < 1:
+        parser.error("--k is 1 to 4, --runouts at least 1, --budget positive, --pool 0 or more, --threads at least 1")
     game = load_game("holdem.nolimit.2p")
     blueprint = Blueprint.load()
     root = parse_matchstate(SPOT, game).state
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = int(cut.tabular.layout.size)
     print(f"flop subgame {SPOT.split(':')[3]} on 2c7hKs, sizes {args.sizes!r}: {cut.tree.n_nodes} nodes, "
           f"{len(cut.leaves)} leaves, {cut.n_hands} hands, {rows:,} strategy entries; built in {built:.3f} s")  # fmt: skip
-    solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - root.current_player)
+    solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - root.current_player, threads=args.threads)
     started = time.perf_counter()
     cpu = time.process_time()
     limit = 3 if args.quick else None
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         solver.iterate(1)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"solve: {solver.iterations} iterations in {wall:.2f} s wall ({cpu:.2f} s CPU), "
-          f"{wall / solver.iterations:.3f} s each, k = {args.k}, the solver on 1 thread, "
+          f"{wall / solver.iterations:.3f} s each, k = {args.k}, leaves valued on {args.threads} thread(s), "
           + (f"a pool of {args.pool} runouts" if args.pool else "a new runout each iteration"))  # fmt: skip
     solve_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the measurement's own runouts
     measure = 2 if args.quick else args.runouts

@@ -160,3 +160,23 @@ def test_the_blueprints_own_round_reads_into_a_depth_limited_cut_of_its_sizes(bl
     live = expected.sum(axis=1) > 0
     np.testing.assert_allclose(rows[live], expected[live])
     assert live.sum() == cut.n_hands
+
+
+def test_leaves_valued_on_two_threads_give_the_one_thread_solve_bit_for_bit(blueprint):
+    """DepthLimitedSolver(threads=2) values a traversal's leaves concurrently (their walks
+    release the GIL); each leaf's values and regrets are its own, so nothing changes."""
+    flop = parse_matchstate("MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", GAME).state
+    cut = build_subgame(flop, SIZES, depth_limited=True)
+    solvers = []
+    for threads in (1, 2):
+        leaves = BlueprintLeafValues(cut, blueprint, me=0, continuations=("blueprint", "fold", "call", "raise"), seed=4,
+                                     pool=2)  # fmt: skip
+        solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1, threads=threads)
+        solver.iterate(4)
+        solvers.append(solver)
+    one, two = solvers
+    for name in ("regret", "avg", "leaf_regret", "leaf_avg"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    assert np.abs(one.leaf_regret).max() > 0
+    with pytest.raises(SubgameError, match="threads is at least 1"):
+        DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1, threads=0)
