@@ -49,7 +49,8 @@ class Chunk:
             "kind": VALUES_KIND, "version": VALUES_VERSION, "candidate": self.candidate, "baseline": self.baseline,
             "opponents": self.opponents, "game": self.game, "big_blind": self.big_blind,
             "value_function": self.value_function, "guard": self.guard, "pairs": [p.as_dict() for p in self.pairs],
-            "hands_alike": self.hands_alike, "values": {k: v.tolist() for k, v in self.values.items()},
+            "hands_alike": self.hands_alike, "decision_logs": self.decision_logs, "notes": self.notes,
+            "values": {k: v.tolist() for k, v in self.values.items()},
         }  # fmt: skip
 
 
@@ -95,6 +96,7 @@ def load_values(path: Path) -> Chunk:
             candidate=str(data["candidate"]), baseline=str(data["baseline"]), opponents=list(data["opponents"]),
             game=str(data["game"]), big_blind=int(data["big_blind"]), value_function=str(data["value_function"]),
             guard=bool(data["guard"]), pairs=pairs, hands_alike=int(data["hands_alike"]), values=values,
+            decision_logs=[str(d) for d in data.get("decision_logs", [])], notes=[str(n) for n in data.get("notes", [])],
             source=str(path),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError) as exc:
