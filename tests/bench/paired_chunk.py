@@ -1,0 +1,88 @@
+"""One chunk of a paired comparison that takes several sittings, pooled with the chunks before it.
+
+    .venv/bin/python tests/bench/paired_chunk.py --seed 302                  # flop search vs river search, 1,000 pairs
+    .venv/bin/python tests/bench/paired_chunk.py --seed 302 --hands 500 --out matches/chunks
+    .venv/bin/python tests/bench/paired_chunk.py --quick --candidate raise --baseline call --opponent random \\
+        --data /tmp/chunks/raise-vs-call                                        # the plumbing in seconds
+
+Plays the candidate and the baseline against the same opponent on the same deals
+(``dealer run SEAT OPPONENT --duplicate --hands N --seed S``, candidate first, each into
+``OUT/NAME-seedS``), compares them (``dealer compare``, AIVAT's check-down ṽ, no guard),
+saves the chunk's paired per-hand values as ``DATA-seedS.json.gz`` and prints the pooled
+comparison of every ``DATA-seed*.json.gz`` chunk: the figures of all the chunks' logs
+together, without the logs (:mod:`dealer.evaluation.pooled`).  A seed already in DATA is
+refused before anything is played (the same deals twice would count twice).
+
+The default is the pre-registered comparison of issue 26 (docs/results/2026-11-27-flop-against-river.md):
+``agent-flop`` against ``agent`` facing ``equity``, seeds 301, 302, ... until 2,500 pairs;
+its chunks live in ``docs/results/data/flop-vs-river-seed*.json.gz``.  Decide the chunks and
+the headline before the first one; stopping when p crosses a line is not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from repo_root import ROOT
+
+DEFAULT_DATA = ROOT / "docs" / "results" / "data" / "flop-vs-river"
+
+
+def chunk_path(data: Path, seed: int) -> Path:
+    return data.with_name(f"{data.name}-seed{seed}.json.gz")
+
+
+def earlier_chunks(data: Path) -> list[Path]:
+    return sorted(data.parent.glob(f"{data.name}-seed*.json.gz"))
+
+
+def _dealer(*args: str) -> None:
+    cmd = [sys.executable, "-m", "dealer.cli", *args]
+    print("+ dealer " + " ".join(args), flush=True)
+    done = subprocess.run(cmd, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"paired_chunk: 'dealer {args[0]}' failed (exit {done.returncode}); see its output above")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, required=True, help="this chunk's deals (one seed per chunk)")
+    p.add_argument("--hands", type=int, default=1000, help="hands per side of each duplicate match (default 1000)")
+    p.add_argument("--candidate", default="agent-flop", help="the seat kind compared (default agent-flop)")
+    p.add_argument("--baseline", default="agent", help="the seat kind it is compared with (default agent)")
+    p.add_argument("--opponent", default="equity", help="the opponent both face (default equity)")
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                   help="the chunks' files are DATA-seedS.json.gz (default docs/results/data/flop-vs-river)")  # fmt: skip
+    p.add_argument("--out", type=Path, default=ROOT / "matches" / "chunks", help="match folders (default matches/chunks)")
+    p.add_argument("--quick", action="store_true", help="10 hands a side (the tests' run of the plumbing)")
+    args = p.parse_args(argv)
+    hands = 10 if args.quick else args.hands
+    if hands < 1:
+        p.error("--hands must be at least 1")
+    if args.candidate == args.baseline:
+        p.error("--candidate and --baseline must differ")
+    target = chunk_path(args.data, args.seed)
+    if target.exists():
+        p.error(f"{target} exists: seed {args.seed} is already a chunk; play another seed")
+    before = earlier_chunks(args.data)
+    started = time.monotonic()
+    folders = {}
+    for seat in (args.candidate, args.baseline):
+        folders[seat] = args.out / f"{seat}-seed{args.seed}"
+        _dealer("run", seat, args.opponent, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
+                str(folders[seat]), *(["--quiet"] if args.quick else []))  # fmt: skip
+    logs = {seat: sorted(str(x) for x in folder.glob("*.log")) for seat, folder in folders.items()}
+    _dealer("compare", *logs[args.candidate], "--baseline", *logs[args.baseline], "--save-values", str(target))
+    if before:
+        print(f"\nPooled with {len(before)} earlier chunk(s):", flush=True)
+        _dealer("compare", "--pool", *map(str, before), str(target))
+    print(f"\nchunk seed {args.seed}: {hands} hands a side, {time.monotonic() - started:.0f} s; values in {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
