@@ -41,8 +41,8 @@ class PairedLogs:
     baseline_log: str
     hands: int
     #: the deals' seed and the first log's seat order: what makes two pairs the same deals
-    seed: int = -1
-    seats: tuple[str, ...] = ()
+    seed: int
+    seats: tuple[str, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {"log": self.log, "baseline_log": self.baseline_log, "hands": self.hands, "seed": self.seed,

@@ -123,7 +123,7 @@ def pool(chunks: list[Chunk]) -> Chunk:
                             f"{sorted(first.values)}; play every chunk --duplicate or none")  # fmt: skip
         for p in c.pairs:
             key = (p.seed, p.seats)
-            if key in seen and p.seed >= 0:
+            if key in seen:
                 raise CompareError(f"{c.source} and {seen[key]} both hold the deals of seed {p.seed} with seats "
                                 f"{','.join(p.seats)}; pooling them would count those hands twice")  # fmt: skip
             seen[key] = c.source
