@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -65,10 +65,20 @@ log = structlog.get_logger("agent.solving")
 #: :func:`agent.strategist.solves_here`).
 SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
 #: Bet sizes of a subgame rooted before the last round while raises are still possible
-#: (``--solve-from turn``): one pot-sized bet or raise and all-in per round.  A turn
-#: subgame with these sizes costs about 2.6 s of CPU to 1% of the pot (unsafe), one with
-#: the sizes above about 40 s.
-EARLY_ABSTRACTION = "1;allin;cap=1"
+#: (``--solve-from turn`` and ``flop``): one pot-sized bet or raise and all-in, with raises
+#: capped per round by :data:`EARLY_RAISES` (:meth:`SolvingStage.abstraction_at`).  A turn
+#: subgame with these sizes costs about 42 ms an iteration on 2 threads, one with the
+#: sizes above about 40 s to 1% of the pot.
+EARLY_ABSTRACTION = "1;allin"
+#: Raises a pre-river subgame allows in its root's round beyond those made before its
+#: root, and in each later round.  Until 2026-11-28 the cap was one raise per round
+#: counting the real ones before the root: a flop or turn subgame rooted facing a bet
+#: could only fold or call, and the opponent could never raise the subgame's bets (so
+#: bets were overvalued: the flop arm's solves bet 38% where the blueprint bet 15%,
+#: docs/results/2026-11-28-no-raises-in-early-searches.md).  Two in the root's round
+#: (bet and raise, or raise and re-raise) cost 1.7x the iteration on the turn; the later
+#: rounds keep one (their own solve comes when they are dealt).
+EARLY_RAISES = (2, 1)
 #: A solve stops early once its strategy is this exploitable (% of the pot) or less ...
 TARGET_PCT = 1.0
 #: ... measured every this many iterations (a measurement costs about two iterations).
@@ -211,9 +221,10 @@ class SolvingStage:
         return state.round < state.game.num_rounds - 2
 
     def abstraction_at(self, state: State) -> ActionAbstraction:
-        """The bet sizes of a subgame rooted at ``state`` (smaller before the last round, while raises are possible)."""
+        """The bet sizes of a subgame rooted at ``state``: before the last round, while
+        raises are possible, :data:`EARLY_ABSTRACTION` with :func:`early_caps`."""
         early = state.round < state.game.num_rounds - 1 and state.raise_bounds() is not None
-        return self.early_abstraction if early else self.abstraction
+        return replace(self.early_abstraction, max_raises=early_caps(state)) if early else self.abstraction
 
     def strategy(
         self, match, hand: HandContext, clock: TimeManager, view: BlueprintView,
@@ -425,6 +436,17 @@ class SolvingStage:
                  kind=run.kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, me, seconds, budget,
                            exploitability)
+
+
+def early_caps(state: State) -> tuple[int, ...]:
+    """Raises per round (``ActionAbstraction.max_raises``) of a pre-river subgame rooted at
+    ``state``: the raises already made in its round plus :data:`EARLY_RAISES`'s first,
+    then its second in every later round."""
+    now, later = EARLY_RAISES
+    return tuple(
+        state.num_raises_this_round + now if r == state.round else later if r > state.round else 0
+        for r in range(state.game.num_rounds)
+    )
 
 
 def _bet_this_round(state: State) -> bool:

@@ -20,6 +20,7 @@ from protocol.wire import parse_matchstate
 from solver.subgame.alternatives import GADGET, estimated_alternatives, safe_hook
 from solver.subgame.gadgets import MIXED, RESOLVE, hand_weights
 from solver.subgame.range_solver import SubgameSolver, build_subgame
+from solver.tree import DECISION
 from tests.agent.test_strategist import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")
@@ -297,3 +298,39 @@ def test_solve_root_round_resolves_an_off_tree_opening_bet_nested():
 def test_an_unknown_solve_root_is_refused():
     with pytest.raises(ValueError, match="unknown solve root 'turn'"):
         SolveSettings(root="turn").validated()
+
+
+@pytest.mark.parametrize(
+    ("matchstate", "raises"),
+    [
+        ("MATCHSTATE:1:0:r200c/:|AsKd/2c7hKs", 0),  # the flop's start: bet, raise
+        ("MATCHSTATE:1:0:r200c/r400:|AsKd/2c7hKs", 1),  # facing a flop bet: raise, re-raise
+        ("MATCHSTATE:1:0:r200c/cc/r400:|AsKd/2c7hKs/9d", 1),  # facing a turn bet
+        ("MATCHSTATE:0:0:r200c/cc/r400r1200:AsKd|/2c7hKs/9d", 2),  # facing a turn raise
+    ],
+)
+def test_pre_river_subgames_raise_twice_past_their_root(matchstate, raises):
+    """A flop or turn subgame lets the player to act raise and the other raise back,
+    however many raises came before its root (until 2026-11-28 one raise per round,
+    counting the real ones: facing a bet the subgame could only fold or call)."""
+    state = parse_matchstate(matchstate, GAME).state
+    assert state.num_raises_this_round == raises
+    stage = SolvingStage(np.random.default_rng(0))
+    sg = build_subgame(state, stage.abstraction_at(state), depth_limited=stage.depth_limited_at(state))
+    tree = sg.tree
+    root_raises = [a for a in tree.actions(0) if a.kind.name == "RAISE"]
+    assert root_raises, "the player to act can raise"
+    # Below each of our raises the opponent may raise back, except after an all-in.
+    for raise_ in root_raises:
+        child = sg.node_after([raise_])
+        back = [a for a in tree.actions(child) if a.kind.name == "RAISE"]
+        assert back or raise_.size == state.game.stack[0], f"{raise_} cannot be raised back"
+        # ... and below a raise back, the round is capped: fold or call only.
+        for again in back:
+            grand = sg.node_after([raise_, again])
+            assert [a.kind.name for a in tree.actions(grand)] == ["FOLD", "CALL"]
+    # A later round in the subgame allows one raise (the turn subgame's river): a bet, no raise.
+    river = [s for n, s in enumerate(tree.states) if tree.kind[n] == DECISION and s.round == 3]
+    assert bool(river) != stage.depth_limited_at(state)
+    for s in river:
+        assert (s.num_raises_this_round < 1) == bool(stage.abstraction_at(state).raise_sizes(s))
