@@ -334,3 +334,16 @@ def test_pre_river_subgames_raise_twice_past_their_root(matchstate, raises):
     assert bool(river) != stage.depth_limited_at(state)
     for s in river:
         assert (s.num_raises_this_round < 1) == bool(stage.abstraction_at(state).raise_sizes(s))
+
+
+def test_the_depth_limited_bench_solves_the_agents_flop_subgame():
+    """tests/bench/bench_depth_limited.py's default sizes are the agent's at its spot."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "bench_depth_limited.py"
+    spec = importlib.util.spec_from_file_location("bench_depth_limited", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    state = parse_matchstate(bench.SPOT, GAME).state
+    assert SolvingStage(np.random.default_rng(0)).abstraction_at(state).spec() == bench.SIZES

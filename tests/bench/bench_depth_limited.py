@@ -37,7 +37,9 @@ from solver.subgame.range_solver import build_subgame
 
 #: The spot: a called min-raise preflop, the flop 2c 7h Ks, the big blind to act.
 SPOT = "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs"
-SIZES = "1;allin;cap=1"
+#: The agent's flop sizes at the spot (``SolvingStage.abstraction_at``: one pot-sized bet or
+#: raise and all-in, two raises in the flop; until 2026-11-28 one, ``1;allin;cap=1``).
+SIZES = "1;allin;cap=0,2,1,1"
 
 
 def main(argv: list[str] | None = None) -> int:

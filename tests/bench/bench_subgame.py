@@ -55,7 +55,8 @@ cached by a warm-up solve first):
    also solved checking every 10 and every 50 iterations (the agent's ``CHECK_EVERY``),
    for the schedule's ratio against both.
 4. with ``--turn-agent SECONDS``: turn + river solves of the sizes an agent would use
-   from the turn (``0.5,1,2;allin;cap=2`` and ``1;allin;cap=1`` on both rounds), board
+   from the turn (``0.5,1,2;allin;cap=2``, and ``1;allin;cap=0,0,2,1``: two raises on the
+   turn, one on the river, the agent's since 2026-11-28), board
    Qs Jh 2h 8d, uniform ranges, to 1% of the pot, 2 threads, at most SECONDS each:
    seconds per iteration (without the checks) and to the target.
 
@@ -126,7 +127,7 @@ BEFORE_RIVER, BEFORE_TURN = (0.623, 0.590), (40.4, 48.4)
 BEFORE_AGENT_MEDIAN, BEFORE_AGENT_P99 = 0.099, 0.123
 #: Issue 25's targets: river to 0.1% on 1 thread (it counts the build too), turn to 0.5% on 2 threads.
 TARGET_RIVER, TARGET_TURN = 0.15, 2.0
-TURN_AGENT = ("0.5,1,2;allin;cap=2", "1;allin;cap=1")
+TURN_AGENT = ("0.5,1,2;allin;cap=2", "1;allin;cap=0,0,2,1")
 #: --baseline's default: today's solver, main before issue 25's speed work (item 1).
 BASELINE_COMMIT = "ec476c2"
 #: The default mode's cases, each runnable alone with --case (what --baseline's subprocess runs).
