@@ -202,13 +202,28 @@ class Blueprint:
     def range_strategy(self, node: int, board: Sequence[int] = ()) -> np.ndarray:
         """Probabilities (float64 (1326, n_actions)) for every ``HOLE_PAIRS`` hand at ``node``;
         rows of hands that share a card with ``board`` are all zero."""
-        base, n_a, round_ = self._rows(node)
+        return self.range_strategies((node,), board)[0]
+
+    def range_strategies(self, nodes: Sequence[int], board: Sequence[int] = ()) -> np.ndarray:
+        """:meth:`range_strategy` of several decision nodes of one round with as many
+        actions each, in one gather: float64 (len(nodes), 1326, n_actions).  (A
+        depth-limited solve reads the rows of every rest-of-hand node on each of its
+        runouts; one gather per round instead of one per node.)
+
+        Raises:
+            ValueError: if ``nodes`` is empty, or its nodes differ in round or action count.
+        """
+        shapes = {self._rows(int(n))[1:] for n in nodes}
+        if len(shapes) != 1:
+            raise ValueError(f"nodes of one round with as many actions each are needed, got {sorted(shapes)}")
+        (n_a, round_), = shapes
+        bases = np.array([self._rows(int(n))[0] for n in nodes], np.int64)
         buckets = self._range_buckets(round_, tuple(int(c) for c in board))
-        table = np.asarray(self._strategy[base : base + self.layout.rows[round_] * n_a]).reshape(-1, n_a)
-        out = np.zeros((len(buckets), n_a))
         free = buckets >= 0
-        rows = table[buckets[free]].astype(np.float64)
-        out[free] = rows / rows.sum(axis=1, keepdims=True)
+        index = bases[:, None, None] + (buckets[free] * n_a)[None, :, None] + np.arange(n_a)[None, None, :]
+        rows = np.asarray(self._strategy)[index].astype(np.float64)
+        out = np.zeros((len(bases), len(buckets), n_a))
+        out[:, free] = rows / rows.sum(axis=2, keepdims=True)
         return out
 
 

@@ -130,43 +130,31 @@ class CardArrays(NamedTuple):
     card_slots: int
 
 
-def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[TreeArrays, CardArrays]:
-    """Pack a two-player :class:`TabularGame` for :func:`walk`.
+class TreeParts(NamedTuple):
+    """The kernel arrays that depend on the betting tree alone (:func:`tree_parts`)."""
 
-    ``hand_scale`` (default: the probability of one hand assignment) multiplies every
-    payoff; subgames pass 1 and put the hands' probabilities into the root reach.
+    showdown_value: np.ndarray
+    frontier: np.ndarray
+    frontier_nodes: np.ndarray
 
-    Raises:
-        ValueError: if the game does not have exactly two players.
-    """
-    tree, space = tg.tree, tg.space
-    if tree.game.num_players != 2:
-        raise ValueError(f"range-vector kernels need a two-player game, not {tree.game.num_players} players")
-    deal_factor = np.ones(tree.n_nodes)
-    for node in np.flatnonzero(tree.kind == CHANCE):
-        deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
+
+def tree_parts(tree: BettingTree) -> TreeParts:
+    """Showdown payoffs and frontier chance nodes of ``tree``: shared by every card space
+    the tree is packed with (a depth-limited solve packs each leaf's rest of the hand on
+    each of its runouts)."""
     frontier_nodes = _frontier_nodes(tree)
     frontier = np.full(tree.n_nodes, -1, np.int64)
     frontier[frontier_nodes] = np.arange(len(frontier_nodes))
-    arrays = TreeArrays(
-        kind=tree.kind,
-        player=tree.player,
-        round=tree.round,
-        deal_from=tree.deal_from,
-        child_start=tree.child_start,
-        child_count=tree.child_count,
-        children=tree.children,
-        offset=tg.layout.offset,
-        fold_value=tree.fold_value,
-        showdown_value=showdown_table(tree),
-        deal_factor=deal_factor,
-        frontier=frontier,
-        frontier_nodes=frontier_nodes,
-    )
+    return TreeParts(showdown_table(tree), frontier, frontier_nodes)
+
+
+def card_arrays(space: CardSpace, hand_scale: float | None = None) -> CardArrays:
+    """The kernel's :class:`CardArrays` of ``space`` (shared by every tree packed with it);
+    ``hand_scale`` as in :func:`kernel_arrays`."""
     compat = np.concatenate([c.ravel() for c in space.compat])
     starts = np.concatenate([[0], np.cumsum([c.size for c in space.compat])[:-1]]).astype(np.int64)
     pairs = card_pairs(space.hands)
-    cards = CardArrays(
+    return CardArrays(
         hand_cards=pairs,
         boards_before=np.array((1,) + space.n_boards, np.int64),
         compat=compat,
@@ -177,7 +165,44 @@ def kernel_arrays(tg: TabularGame, hand_scale: float | None = None) -> tuple[Tre
         hand_scale=space.hand_probability() if hand_scale is None else hand_scale,
         card_slots=CARD_SLOTS + (space.n_hands if space.hands.shape[1] == 1 else 0),
     )
-    return arrays, cards
+
+
+def kernel_arrays(
+    tg: TabularGame, hand_scale: float | None = None, parts: TreeParts | None = None, cards: CardArrays | None = None,
+) -> tuple[TreeArrays, CardArrays]:
+    """Pack a two-player :class:`TabularGame` for :func:`walk`.
+
+    ``hand_scale`` (default: the probability of one hand assignment) multiplies every
+    payoff; subgames pass 1 and put the hands' probabilities into the root reach.
+    ``parts`` (:func:`tree_parts` of ``tg``'s tree) and ``cards`` (:func:`card_arrays` of
+    its space, with this ``hand_scale``) are reused when given.
+
+    Raises:
+        ValueError: if the game does not have exactly two players.
+    """
+    tree, space = tg.tree, tg.space
+    if tree.game.num_players != 2:
+        raise ValueError(f"range-vector kernels need a two-player game, not {tree.game.num_players} players")
+    deal_factor = np.ones(tree.n_nodes)
+    for node in np.flatnonzero(tree.kind == CHANCE):
+        deal_factor[node] = space.deal_probability(int(tree.deal_from[node]), int(tree.round[node]))
+    parts = parts or tree_parts(tree)
+    arrays = TreeArrays(
+        kind=tree.kind,
+        player=tree.player,
+        round=tree.round,
+        deal_from=tree.deal_from,
+        child_start=tree.child_start,
+        child_count=tree.child_count,
+        children=tree.children,
+        offset=tg.layout.offset,
+        fold_value=tree.fold_value,
+        showdown_value=parts.showdown_value,
+        deal_factor=deal_factor,
+        frontier=parts.frontier,
+        frontier_nodes=parts.frontier_nodes,
+    )
+    return arrays, cards or card_arrays(space, hand_scale)
 
 
 def _group_ends(rank: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -67,6 +67,8 @@ class BlueprintRows(Protocol):
 
     def range_strategy(self, node: int, board: Sequence[int] = ()) -> np.ndarray: ...
 
+    def range_strategies(self, nodes: Sequence[int], board: Sequence[int] = ()) -> np.ndarray: ...
+
 
 def _chips(solver: SubgameSolver, node: int, player: int, board: Sequence[int], weight: np.ndarray) -> np.ndarray:
     return _per_chip(solver.values_at(node, player, board), weight)
@@ -160,39 +162,68 @@ def blueprint_alternatives(
     return sg.to_hole_pairs(chips * (real.pot / abstract.pot))
 
 
-def blueprint_strategy(
+def blueprint_pairs(
     blueprint: BlueprintRows, sg: Subgame, node: int, players: tuple[int, ...], max_rows: int = MAX_BLUEPRINT_ROWS
-) -> np.ndarray | None:
-    """The blueprint's play below ``node`` in ``sg``'s tabular layout (a subgame rebuilt
-    from the blueprint's state at ``node`` with its abstraction): the rows of ``players``
-    from the blueprint, the others' uniform (a best response ignores them); None when the
-    rebuilt tree disagrees with the blueprint's or needs more than ``max_rows`` rows."""
-    tree, lay = sg.tree, sg.tabular.layout
-    strategy = np.zeros(lay.size)
+) -> list[tuple[int, int]] | None:
+    """Each decision of ``sg`` (a subgame rebuilt from the blueprint's state at ``node``
+    with its abstraction) beside the blueprint's node it is, in a walk from the root; None
+    when the rebuilt tree disagrees with the blueprint's or the rows of ``players`` it
+    needs (decisions times their boards) exceed ``max_rows``.  It depends on ``sg``'s tree
+    and board counts only: subgames of one tree on other runouts share it."""
+    tree = sg.tree
     budget = max_rows
+    pairs = []
     todo = [(skip_chance(tree, 0), node)]
     while todo:
         s_node, b_node = todo.pop()
         actions = tree.actions(s_node)
         if blueprint.actions(b_node) != actions:
             return None
-        n_a, r = len(actions), int(tree.round[s_node])
-        base = int(lay.offset[s_node])
-        for b in range(sg.space.n_boards[r]):
-            if int(tree.player[s_node]) in players:
-                budget -= 1
-                if budget < 0:
-                    return None
-                rows = blueprint.range_strategy(b_node, tuple(int(c) for c in sg.space.boards[r][b]))
-                rows = rows[sg.hole_pair_index()]  # HOLE_PAIRS rows to the subgame's hands
-                rows[rows.sum(axis=1) <= 0] = 1.0 / n_a  # hands on this board: never reached
-            else:
-                rows = np.full((sg.n_hands, n_a), 1.0 / n_a)
-            strategy[base + b * sg.n_hands * n_a : base + (b + 1) * sg.n_hands * n_a] = rows.ravel()
+        if int(tree.player[s_node]) in players:
+            budget -= sg.space.n_boards[int(tree.round[s_node])]
+            if budget < 0:
+                return None
+        pairs.append((s_node, b_node))
         for i, action in enumerate(actions):
             child = skip_chance(tree, int(tree.children[tree.child_start[s_node] + i]))
             if tree.kind[child] == DECISION:
                 todo.append((child, blueprint.child(b_node, action)))
+    return pairs
+
+
+def blueprint_strategy(
+    blueprint: BlueprintRows, sg: Subgame, node: int, players: tuple[int, ...], max_rows: int = MAX_BLUEPRINT_ROWS,
+    pairs: list[tuple[int, int]] | None = None,
+) -> np.ndarray | None:
+    """The blueprint's play below ``node`` in ``sg``'s tabular layout (a subgame rebuilt
+    from the blueprint's state at ``node`` with its abstraction): the rows of ``players``
+    from the blueprint, the others' uniform (a best response ignores them); None when the
+    rebuilt tree disagrees with the blueprint's or needs more than ``max_rows`` rows.
+    ``pairs``: :func:`blueprint_pairs` of ``sg``'s tree, if already known.  The rows of a
+    round's decisions with as many actions are read in one gather per board."""
+    if pairs is None:
+        pairs = blueprint_pairs(blueprint, sg, node, players, max_rows)
+        if pairs is None:
+            return None
+    tree, lay, n_h = sg.tree, sg.tabular.layout, sg.n_hands
+    strategy = np.zeros(lay.size)
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for s_node, b_node in pairs:
+        n_a, r = int(tree.child_count[s_node]), int(tree.round[s_node])
+        if int(tree.player[s_node]) in players:
+            groups.setdefault((r, n_a), []).append((s_node, b_node))
+        else:
+            base = int(lay.offset[s_node])
+            strategy[base : base + sg.space.n_boards[r] * n_h * n_a] = 1.0 / n_a
+    hands = sg.hole_pair_index()
+    for (r, n_a), group in groups.items():
+        for b in range(sg.space.n_boards[r]):
+            board = tuple(int(c) for c in sg.space.boards[r][b])
+            rows = blueprint.range_strategies([b_node for _, b_node in group], board)[:, hands]  # to the subgame's hands
+            rows[rows.sum(axis=2) <= 0] = 1.0 / n_a  # hands on this board: never reached
+            for (s_node, _), block in zip(group, rows):
+                start = int(lay.offset[s_node]) + b * n_h * n_a
+                strategy[start : start + n_h * n_a] = block.ravel()
     return strategy
 
 

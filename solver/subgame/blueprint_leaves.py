@@ -36,9 +36,10 @@ from solver.deals import CardSpace, card_space
 from solver.follow import TranslationMemory
 from solver.follow import walk as follow
 from solver.ranges import EVALUATE, WHOLE, walk
-from solver.subgame.alternatives import BlueprintRows, blueprint_strategy
-from solver.subgame.depth_limited import BIAS_FACTOR, CONTINUATIONS, biased_strategy
-from solver.subgame.range_solver import Subgame, SubgameError, assemble_subgame
+from solver.subgame.alternatives import BlueprintRows, blueprint_pairs, blueprint_strategy
+from solver.subgame.depth_limited import BIAS_FACTOR, CONTINUATIONS, BiasPlan, bias_plan, biased_strategy
+from solver.subgame.leaf_walk import showdown_signs
+from solver.subgame.range_solver import SharedParts, Subgame, SubgameError, assemble_subgame
 from solver.tree import DECISION, BettingTree, build_tree
 
 #: Rows a leaf's rest of the hand may read from the blueprint on one runout.
@@ -104,6 +105,11 @@ class BlueprintLeafValues:
         self._signs: dict[tuple[int, ...], np.ndarray] = {}
         self._clash: np.ndarray | None = None
         self._cache: dict[tuple[int, tuple[int, ...], int], tuple[Subgame, np.ndarray]] = {}
+        # Per leaf, whatever runout: its tree's blueprint nodes, each continuation's bias
+        # plan and the tree's packed arrays (with each kept runout's card arrays).
+        self._pairs: dict[int, list[tuple[int, int]] | None] = {}
+        self._plans: dict[tuple[int, int, int], BiasPlan] = {}
+        self._shared = SharedParts()
 
     # --- runouts -----------------------------------------------------------------------
 
@@ -126,7 +132,8 @@ class BlueprintLeafValues:
             raise SubgameError("at least one runout is needed")
         self.runouts = [tuple(int(c) for c in r) for r in runouts]
         self._cache = {key: v for key, v in self._cache.items() if key[1] in self._pooled}
-        self._spaces = {key: v for key, v in self._spaces.items() if key in self._pooled}
+        for key in [key for key in self._spaces if key not in self._pooled]:
+            self._shared.forget(self._spaces.pop(key))
         self._signs = {key: v for key, v in self._signs.items() if key in self._pooled}
 
     # --- values ------------------------------------------------------------------------
@@ -189,16 +196,27 @@ class BlueprintLeafValues:
             self._trees[leaf] = build_tree(game, abstraction, root=root)
         if runout not in self._spaces:
             self._spaces[runout] = card_space(game, self.board + runout)
-        rest = assemble_subgame(root, abstraction, 1.0, self._trees[leaf], self._spaces[runout])
-        strategy = None
-        if node is not None:
-            base = self._cache.get((leaf, runout, 0))
-            strategy = base[1] if base is not None else blueprint_strategy(self.blueprint, rest, node, (0, 1), MAX_REST_ROWS)
-        if strategy is None:
-            # Nothing to decide, or no blueprint rows to play: checked down.
-            strategy = _check_down(rest)
-        elif self.continuations[option] != "blueprint":
-            strategy = biased_strategy(rest.tabular, strategy, self.chooser, self.continuations[option], self.factor)
+        base = self._cache.get((leaf, runout, 0))
+        if base is not None:  # the same subgame: another continuation of it
+            rest, strategy = base
+        else:
+            rest = assemble_subgame(root, abstraction, 1.0, self._trees[leaf], self._spaces[runout], self._shared)
+            strategy = None
+            if node is not None:
+                if leaf not in self._pairs:  # the tree's walk against the blueprint, the same on every runout
+                    self._pairs[leaf] = blueprint_pairs(self.blueprint, rest, node, (0, 1), MAX_REST_ROWS)
+                pairs = self._pairs[leaf]
+                strategy = None if pairs is None else blueprint_strategy(self.blueprint, rest, node, (0, 1), pairs=pairs)
+            if strategy is None:
+                # Nothing to decide, or no blueprint rows to play: checked down.
+                strategy = _check_down(rest)
+                node = None
+        if node is not None and self.continuations[option] != "blueprint":
+            plan_key = (leaf, option, rest.tabular.layout.size)
+            if plan_key not in self._plans:
+                self._plans[plan_key] = bias_plan(rest.tabular, self.chooser, self.continuations[option], self.factor)
+            strategy = biased_strategy(rest.tabular, strategy, self.chooser, self.continuations[option], self.factor,
+                                       self._plans[plan_key])
         self._cache[key] = (rest, strategy)
         return rest, strategy
 
@@ -212,14 +230,10 @@ def _clashes(cut: Subgame) -> np.ndarray:
 def _showdown_signs(cut: Subgame, clash: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
     """(hands, hands) float32 over ``cut``'s hands on the full ``board``: +1 where the row
     hand beats the column hand, -1 where it loses, 0 on a tie or where the two share a card
-    (``clash``) or either touches the board."""
+    (``clash``) or either touches the board (:func:`solver.subgame.leaf_walk.showdown_signs`)."""
     ranks = cut.from_hole_pairs(rank_range(np.array(board, np.int64)).astype(np.float64))
     live = ~np.isin(cut.hands, board).any(axis=1)
-    sign = np.sign(ranks[:, None] - ranks[None, :]).astype(np.float32)
-    sign[clash] = 0
-    sign[~live] = 0
-    sign[:, ~live] = 0
-    return sign
+    return showdown_signs(ranks, live, clash)
 
 
 def _showdown(signs: np.ndarray, state: State, trav: int, reach_o: np.ndarray) -> np.ndarray:

@@ -51,10 +51,15 @@ BIAS_FACTOR = 5.0
 _BIASED_ACTION = {"fold": ActionType.FOLD, "call": ActionType.CALL, "raise": ActionType.RAISE}
 
 
-def biased_strategy(tg: TabularGame, strategy: np.ndarray, player: int, bias: str, factor: float = BIAS_FACTOR) -> np.ndarray:
+def biased_strategy(
+    tg: TabularGame, strategy: np.ndarray, player: int, bias: str, factor: float = BIAS_FACTOR,
+    plan: BiasPlan | None = None,
+) -> np.ndarray:
     """``strategy`` with ``player``'s probabilities of the ``bias`` action class (fold,
     call or raise; ``blueprint``: none) multiplied by ``factor`` and renormalised, at
     every decision of that player.  Rows where the class is absent are unchanged.
+    ``plan``: :func:`bias_plan` of the same arguments, if already made (it depends on the
+    tree and the layout only).
 
     Raises:
         ValueError: for an unknown ``bias``.
@@ -64,20 +69,36 @@ def biased_strategy(tg: TabularGame, strategy: np.ndarray, player: int, bias: st
     out = np.array(strategy, np.float64)
     if bias == "blueprint":
         return out
+    for index, scale in plan if plan is not None else bias_plan(tg, player, bias, factor):
+        rows = out[index] * scale
+        total = rows.sum(axis=1, keepdims=True)
+        out[index] = np.divide(rows, total, out=np.full_like(rows, 1.0 / index.shape[1]), where=total > 0)
+    return out
+
+
+#: Where :func:`biased_strategy` rescales: per action count, the (rows, actions) indices of
+#: the rows it touches and each entry's multiplier.
+BiasPlan = list[tuple[np.ndarray, np.ndarray]]
+
+
+def bias_plan(tg: TabularGame, player: int, bias: str, factor: float = BIAS_FACTOR) -> BiasPlan:
+    """The rows :func:`biased_strategy` rescales, grouped by action count so that each group
+    is one gather (a row's sum is the same sum over the same entries as row by row)."""
     tree, lay = tg.tree, tg.layout
     wanted = int(_BIASED_ACTION[bias])
+    groups: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {}
     for node in np.flatnonzero((tree.kind == DECISION) & (tree.player == player)):
         n_a = int(tree.child_count[node])
         start = int(tree.child_start[node])
         scale = np.where(tree.edge_action[start : start + n_a] == wanted, factor, 1.0)
         if (scale == 1.0).all():
             continue
-        size = lay.rows[int(tree.round[node])] * n_a
-        rows = out[lay.offset[node] : lay.offset[node] + size].reshape(-1, n_a) * scale
-        total = rows.sum(axis=1, keepdims=True)
-        rows = np.divide(rows, total, out=np.full_like(rows, 1.0 / n_a), where=total > 0)
-        out[lay.offset[node] : lay.offset[node] + size] = rows.ravel()
-    return out
+        rows = lay.rows[int(tree.round[node])]
+        index = lay.offset[node] + np.arange(rows * n_a, dtype=np.int64).reshape(rows, n_a)
+        found = groups.setdefault(n_a, ([], []))
+        found[0].append(index)
+        found[1].append(np.broadcast_to(scale, (rows, n_a)))
+    return [(np.concatenate(ix), np.concatenate(sc)) for ix, sc in groups.values()]
 
 
 def best_response_strategy(bv: BlueprintValues, player: int, rounds: Sequence[int]) -> np.ndarray:

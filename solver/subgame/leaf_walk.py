@@ -170,3 +170,23 @@ def dl_walk(
     if mode == UPDATE:
         update_rows(regret, avg, base, sigma, child_values, values, reach_t, d_pos, d_neg, d_avg, False)
     return values
+
+
+@njit(cache=True)
+def showdown_signs(ranks: np.ndarray, live: np.ndarray, clash: np.ndarray) -> np.ndarray:
+    """(hands, hands) float32: +1 where the row hand's rank beats the column hand's, -1
+    where it loses, 0 on a tie, where the two share a card (``clash``) or where either is
+    not ``live`` (touches the board).  One pass, no temporaries: an all-in leaf of a
+    depth-limited flop solve needs one such matrix per runout (1,176² entries)."""
+    n = len(ranks)
+    out = np.zeros((n, n), np.float32)
+    for i in range(n):
+        if not live[i]:
+            continue
+        for j in range(n):
+            if live[j] and not clash[i, j]:
+                if ranks[i] > ranks[j]:
+                    out[i, j] = 1.0
+                elif ranks[i] < ranks[j]:
+                    out[i, j] = -1.0
+    return out

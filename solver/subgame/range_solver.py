@@ -60,10 +60,13 @@ from solver.ranges import (
     CardArrays,
     TabularGame,
     TreeArrays,
+    TreeParts,
+    card_arrays,
     discounts,
     kernel_arrays,
     normalized,
     tabular_layout,
+    tree_parts,
     walk,
 )
 from solver.subgame.gadgets import hand_weights
@@ -252,19 +255,59 @@ def build_subgame(
 
 
 def assemble_subgame(
-    root: State, abstraction: ActionAbstraction | None, size_scale: float, tree: BettingTree, space: CardSpace
+    root: State, abstraction: ActionAbstraction | None, size_scale: float, tree: BettingTree, space: CardSpace,
+    shared: SharedParts | None = None,
 ) -> Subgame:
     """The :class:`Subgame` of ``root`` from its tree and card space, built apart (a caller
-    that values one tree on many runouts builds the tree once and a space per runout)."""
+    that values one tree on many runouts builds the tree once and a space per runout).
+    ``shared``: what earlier subgames of the same tree or space already packed."""
     tabular = tabular_layout(tree, space)
-    arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
+    if shared is None:
+        arrays, cards = kernel_arrays(tabular, hand_scale=1.0)
+        parent, parent_edge = parents(tree)
+    else:
+        parts, parent, parent_edge = shared.tree(tree)
+        arrays, cards = kernel_arrays(tabular, hand_scale=1.0, parts=parts, cards=shared.cards(space))
+    return Subgame(root, abstraction, size_scale, tabular, arrays, cards, parent, parent_edge)
+
+
+def parents(tree: BettingTree) -> tuple[np.ndarray, np.ndarray]:
+    """(parent node, index of the parent's edge leading here) of every node; -1 at the root."""
     parent = np.full(tree.n_nodes, -1, np.int64)
     parent_edge = np.full(tree.n_nodes, -1, np.int64)
     for node in range(tree.n_nodes):
         for e in range(tree.child_start[node], tree.child_start[node] + tree.child_count[node]):
             parent[tree.children[e]] = node
             parent_edge[tree.children[e]] = e - tree.child_start[node]
-    return Subgame(root, abstraction, size_scale, tabular, arrays, cards, parent, parent_edge)
+    return parent, parent_edge
+
+
+class SharedParts:
+    """The packed parts of subgames that share trees or card spaces (a depth-limited
+    solve's rest of the hand: each leaf's tree on each runout's space), each packed once.
+    Kept by object: a tree or space is the same one only if it is the same object."""
+
+    def __init__(self) -> None:
+        self._trees: dict[int, tuple[BettingTree, TreeParts, np.ndarray, np.ndarray]] = {}
+        self._spaces: dict[int, tuple[CardSpace, CardArrays]] = {}
+
+    def tree(self, tree: BettingTree) -> tuple[TreeParts, np.ndarray, np.ndarray]:
+        """``tree``'s :func:`solver.ranges.tree_parts` and :func:`parents`."""
+        found = self._trees.get(id(tree))
+        if found is None or found[0] is not tree:
+            found = self._trees[id(tree)] = (tree, tree_parts(tree), *parents(tree))
+        return found[1], found[2], found[3]
+
+    def cards(self, space: CardSpace) -> CardArrays:
+        """``space``'s :func:`solver.ranges.card_arrays` for subgames (hand scale 1)."""
+        found = self._spaces.get(id(space))
+        if found is None or found[0] is not space:
+            found = self._spaces[id(space)] = (space, card_arrays(space, 1.0))
+        return found[1]
+
+    def forget(self, space: CardSpace) -> None:
+        """Drop ``space``'s arrays (its runout is done with)."""
+        self._spaces.pop(id(space), None)
 
 
 class CheckSchedule:

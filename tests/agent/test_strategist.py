@@ -52,6 +52,9 @@ class StandInBlueprint:
         weights = np.stack([self.strength ** (a + 1) + 0.1 * (node % 3) for a in range(n)], axis=1)
         return weights / weights.sum(axis=1, keepdims=True)
 
+    def range_strategies(self, nodes, board: tuple[int, ...]) -> np.ndarray:
+        return np.stack([self.range_strategy(int(n), board) for n in nodes])
+
 
 def blueprint_agent(bp: StandInBlueprint, action_floor: float = 0.0) -> tuple[AgentStrategist, Agent]:
     """An agent playing ``bp`` without solving (seed 1), and its strategist."""

@@ -17,11 +17,13 @@ from protocol.gamedef import load_game
 from protocol.rules import with_cards
 from protocol.wire import parse_matchstate
 from solver.bets import parse_abstraction
+from solver.deals import card_space
 from solver.ranges import EVALUATE, WHOLE, walk
-from solver.subgame.alternatives import blueprint_strategy
+from solver.subgame.alternatives import blueprint_pairs, blueprint_strategy
 from solver.subgame.blueprint_leaves import BlueprintLeafValues
 from solver.subgame.depth_limited_range import DepthLimitedSolver, TreeLeafValues
-from solver.subgame.range_solver import SubgameError, build_subgame
+from solver.subgame.range_solver import SharedParts, SubgameError, assemble_subgame, build_subgame
+from solver.tree import build_tree
 
 GAME = load_game("holdem.nolimit.2p")
 SIZES = parse_abstraction("1;allin;cap=1")
@@ -180,3 +182,54 @@ def test_leaves_valued_on_two_threads_give_the_one_thread_solve_bit_for_bit(blue
     assert np.abs(one.leaf_regret).max() > 0
     with pytest.raises(SubgameError, match="threads is at least 1"):
         DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1, threads=0)
+
+
+def test_rows_read_in_one_gather_are_the_rows_read_node_by_node(blueprint):
+    """Blueprint.range_strategies (one gather for a round's nodes with as many actions) is
+    range_strategy node by node, bit for bit, and blueprint_strategy fills a rest-of-hand
+    subgame as the node-by-node reading does."""
+    turn = parse_matchstate("MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d", GAME).state
+    cut = build_subgame(turn, SIZES, depth_limited=False)
+    leaves = BlueprintLeafValues(build_subgame(turn, SIZES, depth_limited=True), blueprint, me=0, seed=2)
+    state, node, _ = next(t for t in leaves.targets if t[1] is not None)
+    rest = build_subgame(with_cards(state, ((), ()), leaves.board + (int(leaves.deck[3]),)), blueprint.tree.abstraction)
+    strategy = blueprint_strategy(blueprint, rest, node, (0, 1), 100000)
+    tree, lay = rest.tree, rest.tabular.layout
+    checked = 0
+    for s_node, b_node in blueprint_pairs(blueprint, rest, node, (0, 1), 100000):
+        n_a, r = int(tree.child_count[s_node]), int(tree.round[s_node])
+        for b in range(rest.space.n_boards[r]):
+            board = tuple(int(c) for c in rest.space.boards[r][b])
+            expected = blueprint.range_strategy(b_node, board)[rest.hole_pair_index()]
+            expected[expected.sum(axis=1) <= 0] = 1.0 / n_a
+            start = int(lay.offset[s_node]) + b * rest.n_hands * n_a
+            np.testing.assert_array_equal(strategy[start : start + rest.n_hands * n_a], expected.ravel())
+            checked += 1
+    assert checked >= 5
+    nodes = [b for _, b in blueprint_pairs(blueprint, rest, node, (0, 1), 100000)]
+    same = [n for n in nodes if int(blueprint.tree.round[n]) == 3 and int(blueprint.tree.child_count[n]) == 3][:4]
+    board = leaves.board + (int(leaves.deck[3]), int(leaves.deck[5]))
+    np.testing.assert_array_equal(blueprint.range_strategies(same, board),
+                                  np.stack([blueprint.range_strategy(n, board) for n in same]))  # fmt: skip
+    with pytest.raises(ValueError, match="as many actions"):
+        other = next(n for n in nodes if int(blueprint.tree.child_count[n]) != 3)
+        blueprint.range_strategies([other, same[0]], board)
+    assert blueprint_pairs(blueprint, rest, node, (0, 1), 3) is None  # more rows than allowed
+    assert cut.n_hands  # the full turn subgame builds (its sizes are not the blueprint's)
+
+
+def test_shared_parts_pack_a_subgame_as_packing_it_afresh(blueprint):
+    """assemble_subgame with SharedParts (a leaf's tree and a runout's cards packed once)
+    gives the arrays a fresh packing gives."""
+    turn = parse_matchstate("MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d", GAME).state
+    tree = build_tree(GAME, blueprint.tree.abstraction, root=turn)
+    shared = SharedParts()
+    for river in (5, 6, 5):
+        space = card_space(GAME, tuple(turn.board) + (river,))
+        fresh = assemble_subgame(turn, None, 1.0, tree, space)
+        reused = assemble_subgame(turn, None, 1.0, tree, space, shared)
+        for a, b in itertools.chain(zip(fresh.arrays, reused.arrays), zip(fresh.cards, reused.cards)):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(fresh.parent, reused.parent)
+        np.testing.assert_array_equal(fresh.parent_edge, reused.parent_edge)
+        shared.forget(space)
