@@ -85,7 +85,8 @@ def main() -> None:
     print(f"\nfirst flop decisions solved by {args.seat}, the same state in {args.against} (blueprint):")
     print("  situation      decisions   search f / c / r        blueprint f / c / r")
     for situation, (n, a, b) in sorted(sums.items()):
-        print(f"  {situation:13} {n:10,}   {a[0] / n:.3f} {a[1] / n:.3f} {a[2] / n:.3f}     {b[0] / n:.3f} {b[1] / n:.3f} {b[2] / n:.3f}")
+        search, blueprint = (" ".join(f"{x / n:.3f}" for x in v) for v in (a, b))
+        print(f"  {situation:13} {n:10,}   {search}     {blueprint}")
 
 
 if __name__ == "__main__":

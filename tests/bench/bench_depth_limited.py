@@ -6,7 +6,9 @@ continuations, solved for a time budget.
     .venv/bin/python tests/bench/bench_depth_limited.py --quick      # a few iterations (what the tests run)
 
 Prints the tree's size (nodes, leaves, hands, the round's rows) beside the build time,
-the iterations the budget bought and the seconds each took, then the exploitability
+the iterations the budget bought and the seconds each took, the solve's root mix (each
+action's probability averaged over the hands; with ``--sizes blueprint`` the blueprint's
+beside it), then the exploitability
 reached in % of the pot, measured in the depth-limited model on ``--runouts`` fixed
 runouts (the solve itself draws one runout per iteration), the process's peak memory and
 the machine's load.  The target (issue 26): 1% of the pot within 1.5 s on 2 threads, with
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"solve: {solver.iterations} iterations in {wall:.2f} s wall ({cpu:.2f} s CPU), "
           f"{wall / solver.iterations:.3f} s each, k = {args.k}, leaves valued on {args.threads} thread(s), "
           + (f"a pool of {args.pool} runouts" if args.pool else "a new runout each iteration"))  # fmt: skip
+    print(f"the solve's root, averaged over the player's hands (uniform range): {root_mix(cut, solver.average_strategy())}")
     solve_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the measurement's own runouts
     measure = 2 if args.quick else args.runouts
     rng = np.random.default_rng(args.seed + 1)
@@ -109,9 +112,18 @@ def main(argv: list[str] | None = None) -> int:
         if rows is None:
             print("the blueprint's rows: the subgame's tree differs from the blueprint's here")
         else:
-            print(f"the blueprint's rows in the same model, same runouts: {solver.exploitability(rows):.2f}% of the pot")
+            print(f"the blueprint's rows in the same model, same runouts: {solver.exploitability(rows):.2f}% of the pot; "
+                  f"its root: {root_mix(cut, rows)}")  # fmt: skip
     print(f"peak memory {solve_peak:.0f} MB solving, {peak:.0f} MB with the measurement; load average {os.getloadavg()[0]:.2f}")
     return 0
+
+
+def root_mix(cut, strategy: np.ndarray) -> str:
+    """Each root action's probability averaged over the hands (the player's range is uniform)."""
+    n_a = int(cut.tree.child_count[0])
+    start = int(cut.tabular.layout.offset[0])
+    mean = strategy[start : start + cut.n_hands * n_a].reshape(cut.n_hands, n_a).mean(axis=0)
+    return ", ".join(f"{action} {p:.1%}" for action, p in zip(cut.tree.actions(0), mean))
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ comparison of every ``DATA-seed*.json.gz`` chunk: the figures of all the chunks'
 together, without the logs (:mod:`dealer.evaluation.pooled`).  A seed already in DATA is
 refused before anything is played (the same deals twice would count twice).
 
-The default is the pre-registered comparison of issue 26 (docs/results/2026-11-27-flop-against-river.md):
-``agent-flop`` against ``agent`` facing ``equity``, seeds 301, 302, ... until 2,500 pairs;
-its chunks live in ``docs/results/data/flop-vs-river-seed*.json.gz``.  Decide the chunks and
+The default is the pre-registered comparison of issue 26 (docs/results/2026-11-28-no-raises-in-early-searches.md):
+``agent-flop`` against ``agent`` facing ``equity``, seeds 301, 302, 303 until 2,500 pairs;
+its chunks live in ``docs/results/data/flop2-vs-river-seed*.json.gz`` (``flop-vs-river``:
+chunk 1 of the comparison before flop and turn searches could raise, closed).  Decide the chunks and
 the headline before the first one; stopping when p crosses a line is not a test.
 """
 
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from repo_root import ROOT
 
-DEFAULT_DATA = ROOT / "docs" / "results" / "data" / "flop-vs-river"
+DEFAULT_DATA = ROOT / "docs" / "results" / "data" / "flop2-vs-river"
 
 
 def chunk_path(data: Path, seed: int) -> Path:
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--baseline", default="agent", help="the seat kind it is compared with (default agent)")
     p.add_argument("--opponent", default="equity", help="the opponent both face (default equity)")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA,
-                   help="the chunks' files are DATA-seedS.json.gz (default docs/results/data/flop-vs-river)")  # fmt: skip
+                   help="the chunks' files are DATA-seedS.json.gz (default docs/results/data/flop2-vs-river)")  # fmt: skip
     p.add_argument("--out", type=Path, default=ROOT / "matches" / "chunks", help="match folders (default matches/chunks)")
     p.add_argument("--quick", action="store_true", help="10 hands a side (the tests' run of the plumbing)")
     args = p.parse_args(argv)

@@ -134,8 +134,11 @@ def test_the_depth_limited_bench_runs_quick():
     bench = Path(__file__).resolve().parents[1] / "bench" / "bench_depth_limited.py"
     done = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert re.search(r"15 nodes, 5 leaves, 1176 hands", done.stdout)
+    assert re.search(r"27 nodes, 9 leaves, 1176 hands", done.stdout)  # the agent's sizes: two raises in the flop
     assert re.search(r"solve: 3 iterations in [\d.]+ s wall", done.stdout)
+    mix = re.search(r"the solve's root, averaged over the player's hands \(uniform range\): c ([\d.]+)%, r600 ([\d.]+)%, "
+                    r"r20000 ([\d.]+)%", done.stdout)  # fmt: skip
+    assert mix and sum(float(x) for x in mix.groups()) == pytest.approx(100, abs=0.2)
     found = re.search(r"exploitability in the model on 2 fixed runouts: ([\d.]+)% of the pot", done.stdout)
     assert found and float(found.group(1)) > 0
 
