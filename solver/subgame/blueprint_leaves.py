@@ -210,8 +210,7 @@ class BlueprintLeafValues:
             if strategy is None:
                 # Nothing to decide, or no blueprint rows to play: checked down.
                 strategy = _check_down(rest)
-                node = None
-        if node is not None and self.continuations[option] != "blueprint":
+        if self._pairs.get(leaf) is not None and self.continuations[option] != "blueprint":  # blueprint rows to bias
             plan_key = (leaf, option, rest.tabular.layout.size)
             if plan_key not in self._plans:
                 self._plans[plan_key] = bias_plan(rest.tabular, self.chooser, self.continuations[option], self.factor)
