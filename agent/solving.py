@@ -88,6 +88,11 @@ CHECK_EVERY = 50
 SAFE_ITERATIONS = 300
 #: A solve replaces the blueprint's row only after this many iterations.
 MIN_ITERATIONS = 20
+#: A full-depth solve is given up after this many iterations when its pace says it cannot
+#: reach MIN_ITERATIONS by its deadline: the blueprint then answers at once instead of
+#: after the whole wait (123 of 1,083 turn decisions of a 2,000-hand flop-mode match
+#: waited 1.09 s in median for nothing; docs/results/2026-11-28-no-raises-in-early-searches.md).
+PACE_AFTER = 3
 #: Where a round's first solve is rooted when the opponent opened the round (``--solve-root``).
 SOLVE_ROOTS = ("decision", "round")
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
@@ -406,9 +411,15 @@ class SolvingStage:
             # The plain subgame's exploitability says nothing of a gadget's margins, and a
             # depth-limited one's would need many runouts: those stop at an iteration count.
             checked = run.hook is None and not isinstance(run.solver, DepthLimitedSolver)
+            # A depth-limited solve's first iterations build its leaves (slower than the rest):
+            # their pace says little, and DL_MIN_BUDGET keeps those solves long enough anyway.
+            paced = not isinstance(run.solver, DepthLimitedSolver)
+            first = time.perf_counter()
             while not deadline.expired():
                 run.solver.iterate(1, run.hook)
                 publish(run)
+                if paced and out_of_reach(run.solver.iterations, time.perf_counter() - first, deadline.remaining()):
+                    break
                 if checked and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
                     break
                 if not checked and run.solver.iterations >= self.settings.iterations:
@@ -423,19 +434,32 @@ class SolvingStage:
             return None
         solver = run.solver
         # A barely-iterated average is mostly its first, uniform iterations: not played.
+        if solver.iterations < MIN_ITERATIONS:
+            log.info("solve too short to play; playing the blueprint", hand=hand.number, iterations=solver.iterations,
+                     kind=run.kind, seconds=round(seconds, 3), budget=round(budget, 3))
+            return None
         # How far from equilibrium the answer is inside its own subgame (the modelled
         # ranges, no gadget) goes to the decision log: a safe solve optimises margins
         # against the gadget instead, so for it the figure is a hint, not a verdict.
         depth_limited = isinstance(solver, DepthLimitedSolver)
         exploitability = None if depth_limited else solver.exploitability()
-        if solver.iterations < MIN_ITERATIONS:
-            log.info("solve too short to play; playing the blueprint", hand=hand.number, iterations=solver.iterations,
-                     kind=run.kind)
-            return None
         log.info("solved", hand=hand.number, round=state.round, iterations=solver.iterations, budget=round(budget, 3),
                  kind=run.kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, me, seconds, budget,
                            exploitability)
+
+
+def out_of_reach(iterations: int, spent: float, remaining: float, need: int | None = None) -> bool:
+    """Whether a solve that ran ``iterations`` in ``spent`` seconds, at that pace, cannot
+    reach ``need`` (default :data:`MIN_ITERATIONS`) in the ``remaining`` seconds.
+
+    Judged only from :data:`PACE_AFTER` iterations on (one iteration's time is noise) and
+    only while short of ``need``.
+    """
+    need = MIN_ITERATIONS if need is None else need
+    if iterations < PACE_AFTER or iterations >= need or spent <= 0.0:
+        return False
+    return iterations + remaining * iterations / spent < need
 
 
 def early_caps(state: State) -> tuple[int, ...]:

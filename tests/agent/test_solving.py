@@ -12,7 +12,7 @@ import pytest
 
 from agent import solving
 from agent.player import Agent
-from agent.solving import MIN_ITERATIONS, SolveSettings, SolvingStage, actions_since, warm_up
+from agent.solving import MIN_ITERATIONS, PACE_AFTER, SolveSettings, SolvingStage, actions_since, out_of_reach, warm_up
 from agent.strategist import SOLVE_FROM, AgentStrategist, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -109,10 +109,29 @@ def test_a_solved_decision_says_where_its_row_came_from():
 
 
 def test_a_solve_below_the_iteration_floor_is_not_played(monkeypatch):
-    """A solve cut off before MIN_ITERATIONS answers with the blueprint's row instead."""
+    """A solve that cannot reach MIN_ITERATIONS is given up at its pace's first reading
+    (PACE_AFTER iterations), and the blueprint's row answers instead."""
     agent = make_agent(hands=20)
     monkeypatch.setattr("agent.solving.MIN_ITERATIONS", 10**9)
+    counted = []
+    iterate = SubgameSolver.iterate
+
+    def counting(self, count=1, hook=None):
+        counted.append(count)
+        return iterate(self, count, hook)
+
+    monkeypatch.setattr(SubgameSolver, "iterate", counting)
     assert agent.decide(parse_matchstate(RIVER, GAME)).source == "blueprint"
+    assert sum(counted) == PACE_AFTER
+
+
+def test_out_of_reach_projects_the_pace_to_the_deadline():
+    need = MIN_ITERATIONS
+    assert out_of_reach(PACE_AFTER, spent=0.3, remaining=1.0, need=need)  # 10 an s: 3 + 10 < 20
+    assert not out_of_reach(PACE_AFTER, spent=0.1, remaining=1.0, need=need)  # 30 an s: 3 + 30 >= 20
+    assert not out_of_reach(PACE_AFTER - 1, spent=10.0, remaining=0.0, need=need)  # too early to judge
+    assert not out_of_reach(need, spent=10.0, remaining=0.0, need=need)  # already enough
+    assert out_of_reach(10, spent=1.0, remaining=0.9, need=need) and not out_of_reach(10, spent=1.0, remaining=1.0, need=need)
 
 
 def test_no_time_left_plays_the_blueprint():

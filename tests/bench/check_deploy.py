@@ -6,6 +6,7 @@ that does not exit within 10 s of the match.
 
     .venv/bin/python tests/bench/check_deploy.py                       # 3,000 hands
     .venv/bin/python tests/bench/check_deploy.py --hands 100 --opponent call
+    .venv/bin/python tests/bench/check_deploy.py --agent-args "--solve-from flop"   # flop and turn search
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ def main() -> int:
     parser.add_argument("--opponent", default="random", help="baseline bot kind (default random, as the competition)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--startme", type=Path, default=ROOT / "deploy" / "startme.sh")
+    parser.add_argument("--agent-args", default="", help="extra agent connect options, e.g. '--solve-from flop'")
     parser.add_argument("--out", type=Path, default=None, help="folder for the logs (default: a temporary folder)")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="check_deploy."))
-    print(f"check_deploy: {args.startme} vs {args.opponent}, {args.hands} hands, logs in {out}; load {os.getloadavg()}")
+    extra = f" {args.agent_args}" if args.agent_args else ""
+    print(f"check_deploy: {args.startme}{extra} vs {args.opponent}, {args.hands} hands, logs in {out}; "
+          f"load {os.getloadavg()}")  # fmt: skip
     run = play(
         [str(args.startme)], opponent=args.opponent, hands=args.hands, seed=args.seed, out=out,
-        env={"ACPC_AGENT_ARGS": f"--decision-log {out / 'agent.dlog'} --match match"},
+        env={"ACPC_AGENT_ARGS": f"--decision-log {out / 'agent.dlog'} --match match{extra}"},
     )  # fmt: skip
     print(describe(run))
     print(f"load after: {os.getloadavg()}")
