@@ -118,6 +118,10 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solve-root", choices=("decision", "round"), default="decision",
                    help="where a round's first solve is rooted when the opponent opened the round: at the agent's "
                         "decision after the opponent's bet (default) or at the start of the round, the bet solved too")
+    p.add_argument("--new-round-alternatives", choices=("estimated", "blueprint"), default="estimated",
+                   help="a solve on a new round after an earlier solve of the hand (the river after a turn solve) is "
+                        "safe against the last solve's estimates (default) or the blueprint's values, as a hand's "
+                        "first solve")
     p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS,
                    help=f"a safe solve stops after this many iterations or at its deadline (default {SAFE_ITERATIONS})")
 
@@ -126,7 +130,9 @@ def _solve_settings(args: argparse.Namespace) -> SolveSettings:
     """The safe solves' settings from the options (ValueError naming a bad one)."""
     from agent.solving import SolveSettings
 
-    return SolveSettings(args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root).validated()
+    return SolveSettings(
+        args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root, args.new_round_alternatives
+    ).validated()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -230,7 +236,8 @@ def lbr(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
                        args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from,
-                       args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root)  # fmt: skip
+                       args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root,
+                       args.new_round_alternatives)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()

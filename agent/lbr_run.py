@@ -56,6 +56,7 @@ class RunConfig:
     unsafe_weight: float
     solve_iterations: int
     solve_root: str = "decision"  # runs written before the option existed resume with it
+    new_round_alternatives: str = "estimated"  # likewise
 
 
 @dataclass

@@ -88,13 +88,21 @@ CHECK_EVERY = 50
 SAFE_ITERATIONS = 300
 #: A solve replaces the blueprint's row only after this many iterations.
 MIN_ITERATIONS = 20
-#: A full-depth solve is given up after this many iterations when its pace says it cannot
-#: reach MIN_ITERATIONS by its deadline: the blueprint then answers at once instead of
-#: after the whole wait (123 of 1,083 turn decisions of a 2,000-hand flop-mode match
-#: waited 1.09 s in median for nothing; docs/results/2026-11-28-no-raises-in-early-searches.md).
+#: A full-depth solve is given up when its pace over this many iterations after its first
+#: (which also pays for setting up) says it will not come near MIN_ITERATIONS by its
+#: deadline (under PACE_MARGIN of it: a pace is a noisy forecast): the blueprint then
+#: answers at once instead of after the whole wait (123 of 1,083 turn decisions of a
+#: 2,000-hand flop-mode match waited 1.09 s in median for a solve that was not played;
+#: docs/results/2026-11-28-no-raises-in-early-searches.md).
 PACE_AFTER = 3
+PACE_MARGIN = 0.8
 #: Where a round's first solve is rooted when the opponent opened the round (``--solve-root``).
 SOLVE_ROOTS = ("decision", "round")
+#: Where a solve on a new round after a solve of the hand takes its root's alternatives
+#: (``--new-round-alternatives``): the last solve's estimates, or the blueprint's values
+#: as for a hand's first solve (the last solve's estimates are only as good as its
+#: convergence: a turn solve stops at tens of iterations).
+NEW_ROUND_ALTERNATIVES = ("estimated", "blueprint")
 #: Bet-size randomization: our sizes are scaled by 1 ± U[0, this] per hand.
 SIZE_JITTER = 0.08
 #: The opponent's continuations at a depth-limited flop solve's leaves (Pluribus's k = 4).
@@ -133,6 +141,10 @@ class SolveSettings:
         root: where a round's first solve is rooted when the opponent opened the round
             (one of :data:`SOLVE_ROOTS`): ``decision``, at the agent's decision, after the
             opponent's bet; ``round``, at the start of the round (:func:`round_start`).
+        new_round: the alternatives of a solve on a new round after an earlier solve of
+            the hand (one of :data:`NEW_ROUND_ALTERNATIVES`): ``estimated``, the last
+            solve's (a later solve); ``blueprint``, the blueprint's values (a first
+            solve, where the blueprint can follow the hand; else the estimates).
     """
 
     gadget: str = GADGET_KERNEL
@@ -140,6 +152,7 @@ class SolveSettings:
     iterations: int = SAFE_ITERATIONS
     later_gadget: str | None = None
     root: str = "decision"
+    new_round: str = "estimated"
 
     @property
     def later(self) -> str:
@@ -155,6 +168,9 @@ class SolveSettings:
             raise ValueError(f"the unsafe weight must be a non-negative number, got {self.unsafe_weight}")
         if self.root not in SOLVE_ROOTS:
             raise ValueError(f"unknown solve root {self.root!r} (expected one of {', '.join(SOLVE_ROOTS)})")
+        if self.new_round not in NEW_ROUND_ALTERNATIVES:
+            raise ValueError(f"unknown new-round alternatives {self.new_round!r} "
+                             f"(expected one of {', '.join(NEW_ROUND_ALTERNATIVES)})")  # fmt: skip
         if self.iterations < MIN_ITERATIONS:
             raise ValueError(f"a safe solve needs at least {MIN_ITERATIONS} iterations, got {self.iterations}")
         return self
@@ -371,13 +387,26 @@ class SolvingStage:
             solver = DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me, threads=self.threads)
             return _Run(solver, None, DEPTH_LIMITED_KIND)
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
-        if previous is not None and not previous.depth_limited:
+        first = previous is None or previous.depth_limited
+        if not first and self.settings.new_round == "blueprint" and state.round > previous.subgame.root.round:
+            run = self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
+            if run.hook is not None:
+                return run
+        if not first:
             since = actions_since(previous.root_betting, state)
             found = None if since is None else estimated_alternatives(previous.solver, since, state.board, me)
             if found is None:
                 return _Run(solver, None, "nested-unsafe")
             hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found), self.settings.later)
             return _Run(solver, hook, self.settings.later_kind)
+        return self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
+
+    def _first_run(
+        self, solver: SubgameSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int, view: BlueprintView,
+        ranges_hp: np.ndarray,
+    ) -> _Run:
+        """A solve safe against the blueprint's values at ``state`` (a hand's first), or
+        unsafe where the blueprint cannot value it (its tree lost the hand)."""
         alternatives = None
         if view.valuer is not None and view.node is not None:
             alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me], me)
@@ -414,11 +443,14 @@ class SolvingStage:
             # A depth-limited solve's first iterations build its leaves (slower than the rest):
             # their pace says little, and DL_MIN_BUDGET keeps those solves long enough anyway.
             paced = not isinstance(run.solver, DepthLimitedSolver)
-            first = time.perf_counter()
+            first_done = 0.0
             while not deadline.expired():
                 run.solver.iterate(1, run.hook)
                 publish(run)
-                if paced and out_of_reach(run.solver.iterations, time.perf_counter() - first, deadline.remaining()):
+                done = run.solver.iterations - 1  # iterations after the first
+                if paced and done == 0:
+                    first_done = time.perf_counter()
+                elif paced and out_of_reach(done, time.perf_counter() - first_done, deadline.remaining()):
                     break
                 if checked and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
                     break
@@ -449,17 +481,19 @@ class SolvingStage:
                            exploitability)
 
 
-def out_of_reach(iterations: int, spent: float, remaining: float, need: int | None = None) -> bool:
-    """Whether a solve that ran ``iterations`` in ``spent`` seconds, at that pace, cannot
-    reach ``need`` (default :data:`MIN_ITERATIONS`) in the ``remaining`` seconds.
+def out_of_reach(done: int, spent: float, remaining: float, need: int | None = None) -> bool:
+    """Whether a solve that ran ``done`` iterations past its first in ``spent`` seconds,
+    at that pace, stays under :data:`PACE_MARGIN` of ``need`` (default
+    :data:`MIN_ITERATIONS`) iterations in all by the end of the ``remaining`` seconds.
 
-    Judged only from :data:`PACE_AFTER` iterations on (one iteration's time is noise) and
-    only while short of ``need``.
+    Judged only from :data:`PACE_AFTER` iterations past the first (one iteration's time is
+    noise) and only while short of ``need``.
     """
     need = MIN_ITERATIONS if need is None else need
-    if iterations < PACE_AFTER or iterations >= need or spent <= 0.0:
+    total = done + 1
+    if done < PACE_AFTER or total >= need or spent <= 0.0:
         return False
-    return iterations + remaining * iterations / spent < need
+    return total + remaining * done / spent < PACE_MARGIN * need
 
 
 def early_caps(state: State) -> tuple[int, ...]:

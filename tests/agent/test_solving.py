@@ -12,7 +12,15 @@ import pytest
 
 from agent import solving
 from agent.player import Agent
-from agent.solving import MIN_ITERATIONS, PACE_AFTER, SolveSettings, SolvingStage, actions_since, out_of_reach, warm_up
+from agent.solving import (
+    MIN_ITERATIONS,
+    PACE_AFTER,
+    SolveSettings,
+    SolvingStage,
+    actions_since,
+    out_of_reach,
+    warm_up,
+)
 from agent.strategist import SOLVE_FROM, AgentStrategist, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -21,6 +29,7 @@ from solver.subgame.alternatives import GADGET, estimated_alternatives, safe_hoo
 from solver.subgame.gadgets import MIXED, RESOLVE, hand_weights
 from solver.subgame.range_solver import SubgameSolver, build_subgame
 from solver.tree import DECISION
+from tests.agent.test_first_solve import NavigableStandIn
 from tests.agent.test_strategist import StandInBlueprint
 
 GAME = load_game("holdem.nolimit.2p")
@@ -110,9 +119,10 @@ def test_a_solved_decision_says_where_its_row_came_from():
 
 def test_a_solve_below_the_iteration_floor_is_not_played(monkeypatch):
     """A solve that cannot reach MIN_ITERATIONS is given up at its pace's first reading
-    (PACE_AFTER iterations), and the blueprint's row answers instead."""
+    (PACE_AFTER iterations past the first), and the blueprint's row answers instead."""
     agent = make_agent(hands=20)
     monkeypatch.setattr("agent.solving.MIN_ITERATIONS", 10**9)
+    monkeypatch.setattr("agent.solving.PACE_MARGIN", 0.8)  # the rule is off in the other agent tests
     counted = []
     iterate = SubgameSolver.iterate
 
@@ -122,16 +132,18 @@ def test_a_solve_below_the_iteration_floor_is_not_played(monkeypatch):
 
     monkeypatch.setattr(SubgameSolver, "iterate", counting)
     assert agent.decide(parse_matchstate(RIVER, GAME)).source == "blueprint"
-    assert sum(counted) == PACE_AFTER
+    assert sum(counted) == 1 + PACE_AFTER
 
 
-def test_out_of_reach_projects_the_pace_to_the_deadline():
-    need = MIN_ITERATIONS
-    assert out_of_reach(PACE_AFTER, spent=0.3, remaining=1.0, need=need)  # 10 an s: 3 + 10 < 20
-    assert not out_of_reach(PACE_AFTER, spent=0.1, remaining=1.0, need=need)  # 30 an s: 3 + 30 >= 20
+def test_out_of_reach_projects_the_pace_to_the_deadline(monkeypatch):
+    need = 20  # a margin of 0.8: given up when the forecast is under 16 in all
+    monkeypatch.setattr("agent.solving.PACE_MARGIN", 0.8)  # the rule is off in the other agent tests
+    assert out_of_reach(PACE_AFTER, spent=0.3, remaining=1.0, need=need)  # 10 an s: 4 + 10 < 16
+    assert not out_of_reach(PACE_AFTER, spent=0.2, remaining=1.0, need=need)  # 15 an s: 4 + 15 >= 16
     assert not out_of_reach(PACE_AFTER - 1, spent=10.0, remaining=0.0, need=need)  # too early to judge
-    assert not out_of_reach(need, spent=10.0, remaining=0.0, need=need)  # already enough
-    assert out_of_reach(10, spent=1.0, remaining=0.9, need=need) and not out_of_reach(10, spent=1.0, remaining=1.0, need=need)
+    assert not out_of_reach(need - 1, spent=10.0, remaining=0.0, need=need)  # already enough
+    assert out_of_reach(9, spent=1.0, remaining=0.6, need=need)  # 10 + 5.4 < 16
+    assert not out_of_reach(9, spent=1.0, remaining=0.7, need=need)  # 10 + 6.3 >= 16
 
 
 def test_no_time_left_plays_the_blueprint():
@@ -182,15 +194,19 @@ def test_solve_from_turn_solves_a_turn_decision_with_the_early_sizes():
     assert stage.abstraction_at(parse_matchstate(RIVER, GAME).state) is stage.abstraction
 
 
-def test_the_river_after_a_turn_solve_gets_its_own_safe_solve():
+@pytest.mark.parametrize("new_round", ["estimated", "blueprint"])
+def test_the_river_after_a_turn_solve_gets_its_own_safe_solve(new_round):
     """A new round is solved again from the real state (its card known, the full sizes),
-    safe against the turn solve's estimates; within the round the solution is followed."""
+    safe against the turn solve's estimates (or, with ``new_round="blueprint"``, the
+    blueprint's values, as a first solve); within the round the solution is followed."""
     clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=6.0))  # room for a loaded machine
-    stage = SolvingStage(np.random.default_rng(0))
-    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    stage = SolvingStage(np.random.default_rng(0), settings=SolveSettings(new_round=new_round))
+    blueprint = NavigableStandIn()  # can value its lines: a first solve is safe
+    agent = Agent(GAME, AgentStrategist(blueprint, stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
     clock.hands = 20
     agent.decide(parse_matchstate("MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", GAME))
     turn_solve = agent.hand.notes["solve"]
+    assert turn_solve.kind == stage.settings.first_kind
     check = next(a for a in turn_solve.subgame.tree.actions(0) if a.kind.name == "CALL")
     after_check = turn_solve.subgame.node_after([check])
     bet = next(a for a in turn_solve.subgame.tree.actions(after_check) if a.kind.name == "RAISE")
@@ -201,7 +217,8 @@ def test_the_river_after_a_turn_solve_gets_its_own_safe_solve():
     decision = agent.decide(river)
     river_solve = agent.hand.notes["solve"]
     assert river_solve is not turn_solve and river_solve.subgame.root.round == 3
-    assert decision.source == stage.settings.later_kind and decision.detail["solve"] == "new"
+    kind = stage.settings.later_kind if new_round == "estimated" else stage.settings.first_kind
+    assert decision.source == kind and decision.detail["solve"] == "new"
     assert stage.abstraction_at(river.state) is stage.abstraction
 
 
@@ -317,6 +334,8 @@ def test_solve_root_round_resolves_an_off_tree_opening_bet_nested():
 def test_an_unknown_solve_root_is_refused():
     with pytest.raises(ValueError, match="unknown solve root 'turn'"):
         SolveSettings(root="turn").validated()
+    with pytest.raises(ValueError, match="new-round alternatives 'guess'"):
+        SolveSettings(new_round="guess").validated()
 
 
 @pytest.mark.parametrize(
@@ -366,3 +385,15 @@ def test_the_depth_limited_bench_solves_the_agents_flop_subgame():
     spec.loader.exec_module(bench)
     state = parse_matchstate(bench.SPOT, GAME).state
     assert SolvingStage(np.random.default_rng(0)).abstraction_at(state).spec() == bench.SIZES
+
+
+def test_the_command_line_sets_every_solve_setting():
+    from agent.cli import _solve_settings, build_parser
+
+    args = build_parser().parse_args(
+        ["connect", "127.0.0.1", "1", "--later-gadget", "resolve", "--solve-root", "round", "--new-round-alternatives",
+         "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5"]
+    )  # fmt: skip
+    assert _solve_settings(args) == SolveSettings(unsafe_weight=0.5, iterations=40, later_gadget="resolve", root="round",
+                                                  new_round="blueprint")  # fmt: skip
+    assert _solve_settings(build_parser().parse_args(["connect", "127.0.0.1", "1"])) == SolveSettings()
