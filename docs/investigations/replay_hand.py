@@ -1,7 +1,7 @@
 """Replay one hand against the agent with its own actions forced, and print its rows.
 
     .venv/bin/python docs/investigations/replay_hand.py BETTING CARDS --position P [--solve-from turn]
-        [--gadget G] [--later-gadget G] [--unsafe-weight W]
+        [--gadget G] [--later-gadget G] [--new-round-alternatives A] [--unsafe-weight W]
 
 ``BETTING`` is a dealer log's betting (``r200c/cr600c/r1800c/r5400f``), ``CARDS`` the
 agent's view of the cards (``|2d2s/4c2h5c/2c/Kc`` for position 1, ``4s9s|/9c5dJh/2h/Ah``
@@ -94,11 +94,14 @@ def main() -> None:
     p.add_argument("--solve-from", default="river", choices=("river", "turn"))
     p.add_argument("--gadget", default="maxmargin-unsafe")
     p.add_argument("--later-gadget", default=None)
+    p.add_argument("--new-round-alternatives", default="estimated", choices=("estimated", "blueprint"))
     p.add_argument("--unsafe-weight", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=7)
     args = p.parse_args()
     game = load_game("holdem.nolimit.2p")
-    settings = SolveSettings(args.gadget, args.unsafe_weight, later_gadget=args.later_gadget).validated()
+    settings = SolveSettings(
+        args.gadget, args.unsafe_weight, later_gadget=args.later_gadget, new_round=args.new_round_alternatives
+    ).validated()
     strategist = build_strategist(game, None, blueprint_only=False, seed=args.seed, solve_from=args.solve_from,
                                   solve=settings)  # fmt: skip
     agent = Agent(game, strategist, TimeManager(TimeLimits(per_hand=28.0).validated()), seed=args.seed)
