@@ -18,11 +18,14 @@ if TYPE_CHECKING:
     from agent.solving import SolveSettings
 
 #: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
-#: solver.subgame.alternatives.SAFE_GADGETS and agent.strategist.ALL_IN_RULES, copied so that --help loads
+#: agent.solving.SUBGAME_ABSTRACTION and RIVER_RERAISE_SIZES, solver.subgame.alternatives.SAFE_GADGETS
+#: and agent.strategist.ALL_IN_RULES, copied so that --help loads
 #: neither the agent nor numpy (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
 UNSAFE_WEIGHT = 0.01
 SAFE_ITERATIONS = 300
+SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
+RIVER_RERAISE_SIZES = "0.5,1,2;raise=1;allin;cap=3"
 SAFE_GADGETS = ("maxmargin-unsafe", "maxmargin", "resolve")
 ALL_IN_RULES = ("solve", "equity")
 ALL_IN_HELP = ("facing an all-in with nothing left to decide: solve solves the spot safe on the turn and river "
@@ -122,6 +125,10 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
                    help="a solve on a new round after an earlier solve of the hand (the river after a turn solve) is "
                         "safe against the last solve's estimates (default) or the blueprint's values, as a hand's "
                         "first solve")
+    p.add_argument("--river-sizes", default=SUBGAME_ABSTRACTION, metavar="SPEC",
+                   help=f"bet sizes of a river subgame as pot fractions (default {SUBGAME_ABSTRACTION!r}: two raises a "
+                        f"round, so a river solve's raise is never re-raised in its model; {RIVER_RERAISE_SIZES!r} "
+                        "adds the re-raise)")
     p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS,
                    help=f"a safe solve stops after this many iterations or at its deadline (default {SAFE_ITERATIONS})")
 
@@ -131,7 +138,8 @@ def _solve_settings(args: argparse.Namespace) -> SolveSettings:
     from agent.solving import SolveSettings
 
     return SolveSettings(
-        args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root, args.new_round_alternatives
+        args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root, args.new_round_alternatives,
+        args.river_sizes,
     ).validated()
 
 
@@ -237,7 +245,7 @@ def lbr(args: argparse.Namespace) -> int:
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
                        args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from,
                        args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root,
-                       args.new_round_alternatives)  # fmt: skip
+                       args.new_round_alternatives, args.river_sizes)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()

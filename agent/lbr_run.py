@@ -21,6 +21,7 @@ import numpy as np
 
 from agent.lbr import HoldemEquity, LocalBestResponse, Settle, Summary, deal_hand, lbr_setting, play_hand, summarize
 from agent.lbr_policy import AgentRangePolicy
+from agent.solving import SUBGAME_ABSTRACTION
 from protocol.fasteval import HOLE_PAIRS, NUM_CARDS
 from protocol.gamedef import GameDef
 
@@ -57,6 +58,7 @@ class RunConfig:
     solve_iterations: int
     solve_root: str = "decision"  # runs written before the option existed resume with it
     new_round_alternatives: str = "estimated"  # likewise
+    river_sizes: str = SUBGAME_ABSTRACTION  # likewise
 
 
 @dataclass

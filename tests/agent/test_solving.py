@@ -15,6 +15,8 @@ from agent.player import Agent
 from agent.solving import (
     MIN_ITERATIONS,
     PACE_AFTER,
+    RIVER_RERAISE_SIZES,
+    SUBGAME_ABSTRACTION,
     SolveSettings,
     SolvingStage,
     actions_since,
@@ -387,13 +389,32 @@ def test_the_depth_limited_bench_solves_the_agents_flop_subgame():
     assert SolvingStage(np.random.default_rng(0)).abstraction_at(state).spec() == bench.SIZES
 
 
+@pytest.mark.parametrize("sizes, reraise", [(SUBGAME_ABSTRACTION, False), (RIVER_RERAISE_SIZES, True)])
+def test_river_sizes_decide_whether_the_opponent_can_reraise_a_river_raise(sizes, reraise):
+    """Facing a river bet, a solve's raise can be re-raised in its model only with
+    ``river_sizes`` allowing a third raise (the default's cap of two does not)."""
+    stage = SolvingStage(np.random.default_rng(0), settings=SolveSettings(river_sizes=sizes))
+    facing = parse_matchstate("MATCHSTATE:1:0:r300c/cc/cc/r400:|AsKd/2c7hKs/9d/3h", GAME).state
+    subgame = build_subgame(facing, stage.abstraction_at(facing))
+    ours = [a for a in subgame.tree.actions(0) if a.kind.name == "RAISE" and a.size < GAME.stack[0]]
+    assert ours, "the solve can raise the bet below all-in"
+    for raise_ in ours:
+        theirs = subgame.tree.actions(subgame.node_after([raise_]))
+        assert any(a.kind.name == "RAISE" for a in theirs) == reraise, (sizes, raise_, theirs)
+
+
+def test_bad_river_sizes_are_refused_naming_them():
+    with pytest.raises(ValueError, match=r"river sizes '0\.5,x'"):
+        SolveSettings(river_sizes="0.5,x").validated()
+
+
 def test_the_command_line_sets_every_solve_setting():
     from agent.cli import _solve_settings, build_parser
 
     args = build_parser().parse_args(
         ["connect", "127.0.0.1", "1", "--later-gadget", "resolve", "--solve-root", "round", "--new-round-alternatives",
-         "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5"]
+         "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5", "--river-sizes", RIVER_RERAISE_SIZES]
     )  # fmt: skip
     assert _solve_settings(args) == SolveSettings(unsafe_weight=0.5, iterations=40, later_gadget="resolve", root="round",
-                                                  new_round="blueprint")  # fmt: skip
+                                                  new_round="blueprint", river_sizes=RIVER_RERAISE_SIZES)  # fmt: skip
     assert _solve_settings(build_parser().parse_args(["connect", "127.0.0.1", "1"])) == SolveSettings()

@@ -4,10 +4,13 @@
     .venv/bin/python tests/bench/paired_chunk.py --seed 302 --hands 500 --out matches/chunks
     .venv/bin/python tests/bench/paired_chunk.py --quick --candidate raise --baseline call --opponent random \\
         --data /tmp/chunks/raise-vs-call                                        # the plumbing in seconds
+    .venv/bin/python tests/bench/paired_chunk.py --seed 311 --candidate agent --candidate-name agent-reraise \\
+        --candidate-options "--river-sizes '0.5,1,2;raise=1;allin;cap=3'" --data /tmp/chunks/reraise  # an agent option
 
 Plays the candidate and the baseline against the same opponent on the same deals
 (``dealer run SEAT OPPONENT --duplicate --hands N --seed S``, candidate first, each into
-``OUT/NAME-seedS``), compares them (``dealer compare``, AIVAT's check-down ṽ, no guard),
+``OUT/NAME-seedS``; ``--candidate-options`` adds ``agent connect`` options to an agent
+candidate, then named ``--candidate-name``), compares them (``dealer compare``, AIVAT's check-down ṽ, no guard),
 saves the chunk's paired per-hand values as ``DATA-seedS.json.gz`` and prints the pooled
 comparison of every ``DATA-seed*.json.gz`` chunk: the figures of all the chunks' logs
 together, without the logs (:mod:`dealer.evaluation.pooled`).  A seed already in DATA is
@@ -23,6 +26,7 @@ the headline before the first one; stopping when p crosses a line is not a test.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 import time
@@ -41,6 +45,20 @@ def earlier_chunks(data: Path) -> list[Path]:
     return sorted(data.parent.glob(f"{data.name}-seed*.json.gz"))
 
 
+def seat_spec(kind: str, options: str) -> str:
+    """``dealer run``'s seat for ``kind`` with extra ``agent connect`` ``options``: the
+    command the dealer would start for the kind, with the options after its own."""
+    from dealer.run import AGENTS
+
+    if not options:
+        return kind
+    if kind not in AGENTS:
+        raise ValueError(f"options {options!r} need an agent seat kind ({', '.join(AGENTS)}), not {kind!r}")
+    fields = ("--game {game} --seed {seed} --name {name} --match {match} --decision-log {decision_log} "
+              "--action-limit {action_limit} --time-budget {time_budget}")  # fmt: skip
+    return " ".join([shlex.quote(sys.executable), "-m", "agent.cli", "connect", fields, *AGENTS[kind], options])
+
+
 def _dealer(*args: str) -> None:
     cmd = [sys.executable, "-m", "dealer.cli", *args]
     print("+ dealer " + " ".join(args), flush=True)
@@ -55,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=1000, help="hands per side of each duplicate match (default 1000)")
     p.add_argument("--candidate", default="agent-flop", help="the seat kind compared (default agent-flop)")
     p.add_argument("--baseline", default="agent", help="the seat kind it is compared with (default agent)")
+    p.add_argument("--candidate-options", default="", metavar="OPTIONS",
+                   help="extra 'agent connect' options of an agent candidate (then --candidate-name is needed)")
+    p.add_argument("--candidate-name", help="the candidate's seat and folder name (default: its kind)")
     p.add_argument("--opponent", default="equity", help="the opponent both face (default equity)")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA,
                    help="the chunks' files are DATA-seedS.json.gz (default docs/results/data/flop2-vs-river)")  # fmt: skip
@@ -64,20 +85,27 @@ def main(argv: list[str] | None = None) -> int:
     hands = 10 if args.quick else args.hands
     if hands < 1:
         p.error("--hands must be at least 1")
-    if args.candidate == args.baseline:
-        p.error("--candidate and --baseline must differ")
+    name = args.candidate_name or args.candidate
+    if args.candidate_options and not args.candidate_name:
+        p.error("--candidate-options needs --candidate-name (the seat's name in the logs)")
+    if name in (args.baseline, args.opponent):
+        p.error("the candidate's name must differ from the baseline's and the opponent's")
+    try:
+        seats = {name: seat_spec(args.candidate, args.candidate_options), args.baseline: args.baseline}
+    except ValueError as e:
+        p.error(str(e))
     target = chunk_path(args.data, args.seed)
     if target.exists():
         p.error(f"{target} exists: seed {args.seed} is already a chunk; play another seed")
     before = earlier_chunks(args.data)
     started = time.monotonic()
     folders = {}
-    for seat in (args.candidate, args.baseline):
+    for seat, spec in seats.items():
         folders[seat] = args.out / f"{seat}-seed{args.seed}"
-        _dealer("run", seat, args.opponent, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
-                str(folders[seat]), *(["--quiet"] if args.quick else []))  # fmt: skip
+        _dealer("run", spec, args.opponent, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
+                str(folders[seat]), "--names", f"{seat},{args.opponent}", *(["--quiet"] if args.quick else []))  # fmt: skip
     logs = {seat: sorted(str(x) for x in folder.glob("*.log")) for seat, folder in folders.items()}
-    _dealer("compare", *logs[args.candidate], "--baseline", *logs[args.baseline], "--save-values", str(target))
+    _dealer("compare", *logs[name], "--baseline", *logs[args.baseline], "--save-values", str(target))
     if before:
         print(f"\nPooled with {len(before)} earlier chunk(s):", flush=True)
         _dealer("compare", "--pool", *map(str, before), str(target))

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "paired_chunk.py"
 
 
@@ -28,3 +30,33 @@ def test_two_chunks_are_saved_and_the_second_prints_them_pooled(tmp_path):
     assert re.search(r"^\s+raw\s+40\s", pooled, re.M) and re.search(r"^\s+duplicate\s+20\s", pooled, re.M), pooled
     again = _chunk(tmp_path, 11)
     assert again.returncode == 2 and "seed 11 is already a chunk" in again.stderr
+
+
+def _load_script():
+    import importlib.util
+
+    sys.path.insert(0, str(SCRIPT.parent))  # the script imports repo_root from its folder
+    spec = importlib.util.spec_from_file_location("paired_chunk", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_candidate_options_start_the_same_agent_as_its_kind_plus_the_options(tmp_path):
+    """The command seat made for ``--candidate-options`` parses, in ``agent connect``, to
+    what ``dealer run`` starts for the kind, but for the added option."""
+    from agent.cli import build_parser
+    from dealer.run import Seat, _seat_command
+
+    script = _load_script()
+    sizes = "0.5,1,2;raise=1;allin;cap=3"
+    spec = script.seat_spec("agent-flop", f"--river-sizes '{sizes}'")
+    args = (0, "holdem.nolimit.2p", 5000, "match.1", 7, tmp_path, (60000, 7000))
+    kind = _seat_command(Seat("x", "agent-flop"), *args)
+    command = _seat_command(Seat("x", spec), *args)
+    parsed_kind, parsed_command = (vars(build_parser().parse_args(c[c.index("agent.cli") + 1 :])) for c in (kind, command))
+    assert parsed_command.pop("river_sizes") == sizes and parsed_kind.pop("river_sizes") != sizes
+    assert parsed_command == parsed_kind and parsed_kind["solve_from"] == "flop"
+    assert script.seat_spec("agent", "") == "agent"
+    with pytest.raises(ValueError, match="need an agent seat kind"):
+        script.seat_spec("call", "--river-sizes 1")
