@@ -47,6 +47,7 @@ EPILOG = """examples:
   dealer run agent random --hands 1000 --duplicate
   dealer run random raise --hands 5000 --duplicate --out matches/demo
   dealer run --resume matches/demo             # finish a run that was stopped (Ctrl-C, kill, a crash)
+  dealer run agent-flop equity --duplicate --agent-args "--new-round-alternatives blueprint"
   dealer run call "dealer bot random --game {game}" --game holdem.limit.2p   # a command seat
   dealer run random call fold --game holdem.nolimit.3p --duplicate
 
@@ -54,13 +55,15 @@ A seat is a bot kind (random, call, raise, allin, fold, equity: a heuristic head
 hold'em player), agent (our agent; heads-up no-limit games), agent-blueprint (our agent
 without subgame solving: dealer run agent agent-blueprint --duplicate measures what
 solving adds), agent-turn and agent-flop (solving from the turn, or searching from the
-flop) or a command that gets HOST and PORT appended; in a command, {game},
-{seed}, {name}, {match}, {decision_log}, {time_budget} and {action_limit} (seconds) are
-filled in per match, so a command can log its decisions for AIVAT where dealer run reads
-them (e.g. "agent-v1/run.sh --decision-log {decision_log} --name {name}").  --hands defaults to
-200 when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default matches/<time>): MATCH.log per
-match in the reference format, decision logs in decisions/, each seat's output in
-MATCH.<seat>.out; the run's settings in run.json, which --resume reads."""
+flop; --agent-args adds agent connect options to every agent seat), or a command that
+gets HOST and PORT appended; in a command, {game}, {seed}, {name}, {match},
+{decision_log}, {time_budget} and {action_limit} (seconds) are filled in per match, so a
+command can log its decisions for AIVAT where dealer run reads them (e.g.
+"agent-v1/run.sh --decision-log {decision_log} --name {name}").  --hands defaults to 200
+when an agent plays (about 1 s a hand), else 1000.  Logs go to --out (default
+matches/<time>): MATCH.log per match in the reference format, decision logs in
+decisions/, each seat's output in MATCH.<seat>.out; the run's settings in run.json,
+which --resume reads."""
 
 DEFAULT_SEATS = ("random", "call", "raise")
 #: The default lineup of heads-up no-limit games: our agent against a baseline.
@@ -78,8 +81,12 @@ RUN_FILE = "run.json"
 #: The options that define a run, with their defaults: ``--resume`` takes them from RUN_FILE.
 RUN_DEFAULTS = {
     "game": "holdem.nolimit.2p", "hands": None, "seed": None, "duplicate": False, "names": None,
-    "t_response": 60000, "t_per_hand": 7000, "start_timeout": 600000,
+    "t_response": 60000, "t_per_hand": 7000, "start_timeout": 600000, "agent_args": "",
 }  # fmt: skip
+#: ``agent connect`` options that ``dealer run`` sets per match itself: ``--agent-args`` may not give them.
+DEALER_SET_OPTIONS = (
+    "--game", "--seed", "--name", "--match", "--decision-log", "--action-limit", "--time-budget",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,8 @@ class Seat:
 
     name: str
     spec: str
+    #: Extra ``agent connect`` options of an agent seat (``--agent-args``), after its kind's own.
+    options: tuple[str, ...] = ()
 
     @property
     def is_bot(self) -> bool:
@@ -117,6 +126,11 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--t_response", type=int, help="ms a seat may take per action (default 60000)")
     p.add_argument("--t_per_hand", type=int, help="average ms per hand per seat (default 7000)")
     p.add_argument("--start_timeout", type=int, help="ms for seats to connect (default 600000)")
+    p.add_argument(
+        "--agent-args", metavar="OPTIONS",
+        help="extra 'agent connect' options for every agent seat, e.g. \"--solve-from flop --new-round-alternatives "
+        "blueprint\" (one word starting with '-': --agent-args=--blueprint-only)",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--resume", metavar="DIR", type=Path, help="finish the interrupted run whose logs are in DIR")
     p.set_defaults(func=run_command, **RUN_DEFAULTS)
@@ -168,7 +182,7 @@ def _seat_command(
     if seat.is_agent:
         return [
             sys.executable, "-m", "agent.cli", "connect", "127.0.0.1", str(port), *logged, *AGENTS[seat.spec],
-            "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000),
+            "--action-limit", str(t_response / 1000), "--time-budget", str(t_per_hand / 1000), *seat.options,
         ]  # fmt: skip
     # A command's placeholders get what those options give our own seats.
     fields = {option[2:].replace("-", "_"): value for option, value in zip(logged[::2], logged[1::2])}
@@ -328,7 +342,7 @@ def play_match(
 #: The type of each setting in RUN_FILE (``--resume`` trusts no file it did not check).
 SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "game": (str,), "hands": (int,), "seed": (int,), "duplicate": (bool,), "names": (str, type(None)),
-    "t_response": (int,), "t_per_hand": (int,), "start_timeout": (int,),
+    "t_response": (int,), "t_per_hand": (int,), "start_timeout": (int,), "agent_args": (str,),
 }  # fmt: skip
 
 
@@ -399,7 +413,31 @@ def _check_settings(settings: dict) -> list[str]:
             raise RunFailed(f"--{option} must be a positive number of milliseconds, got {settings[option]}")
     names = seat_names(specs, settings["names"])
     _check_commands(specs)
+    agent_options(settings)
     return names
+
+
+def agent_options(settings: dict) -> tuple[str, ...]:
+    """The words of ``--agent-args`` for the agent seats.  Raises RunFailed (one sentence)."""
+    text = settings["agent_args"]
+    if not text:
+        return ()
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise RunFailed(f"cannot read --agent-args {text!r} ({exc})") from None
+    if not any(spec in AGENTS for spec in settings["seats"]):
+        raise RunFailed(f"--agent-args is for agent seats ({', '.join(AGENTS)}), and no seat is one")
+    taken = next((w for w in words if w.split("=", 1)[0] in DEALER_SET_OPTIONS), None)
+    if taken is not None:
+        raise RunFailed(f"--agent-args may not give {taken.split('=', 1)[0]}: dealer run sets it for every match")
+    return words
+
+
+def run_seats(names: list[str], settings: dict) -> list[Seat]:
+    """The run's seats; each agent seat gets ``--agent-args``' options, no other seat does."""
+    options = agent_options(settings)
+    return [Seat(n, spec, options if spec in AGENTS else ()) for n, spec in zip(names, settings["seats"])]
 
 
 def _heads_up_nolimit(game: GameDef) -> bool:
@@ -422,7 +460,8 @@ def _new_settings(args: argparse.Namespace) -> dict:
 
 def _saved_settings(args: argparse.Namespace) -> dict:
     """The settings of the run in ``--resume DIR``.  Raises RunFailed."""
-    given = [f"--{key}" for key, default in RUN_DEFAULTS.items() if getattr(args, key) != default]
+    given = [f"--{key}" if key != "agent_args" else "--agent-args"
+             for key, default in RUN_DEFAULTS.items() if getattr(args, key) != default]  # fmt: skip
     if args.seats or args.out or given:
         extra = "SEATs" if args.seats else "--out" if args.out else given[0]
         raise RunFailed(f"--resume takes the run's settings from {args.resume / RUN_FILE}; leave out {extra}")
@@ -435,6 +474,7 @@ def _saved_settings(args: argparse.Namespace) -> dict:
         raise RunFailed(f"cannot resume: {path} is unreadable ({exc})") from None
     if not isinstance(settings, dict):
         raise RunFailed(f"cannot resume: {path} holds no settings (a JSON object is expected)")
+    settings.setdefault("agent_args", "")  # runs saved before --agent-args existed
     missing = [key for key in ("seats", *RUN_DEFAULTS) if key not in settings]
     if missing:
         raise RunFailed(f"cannot resume: {path} lacks the setting {missing[0]!r}")
@@ -565,7 +605,7 @@ def run_command(args: argparse.Namespace) -> int:
     except RunFailed as exc:
         print(f"dealer run: {exc}", file=sys.stderr)
         return 2
-    seats = [Seat(n, spec) for n, spec in zip(names, settings["seats"])]
+    seats = run_seats(names, settings)
     seed, hands, game_arg = settings["seed"], settings["hands"], settings["game"]
     out = args.resume or args.out or Path("matches") / time.strftime("%Y%m%d-%H%M%S")
     plan = match_plan(seats, settings["duplicate"])
@@ -611,7 +651,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     print(
         f"dealer run: {' vs '.join(names)} | {game_arg} | {hands} hands x {len(plan)} "
-        f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}" + (" | resumed" if args.resume else ""),
+        f"match{'es' if len(plan) > 1 else ''} | seed {seed} | logs in {out}"
+        + (f" | agent args {settings['agent_args']}" if settings["agent_args"] else "")
+        + (" | resumed" if args.resume else ""),
         file=sys.stderr,
     )
     resume_hint = f"dealer run --resume {shlex.quote(str(out))}"

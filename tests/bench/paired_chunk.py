@@ -26,7 +26,6 @@ the headline before the first one; stopping when p crosses a line is not a test.
 from __future__ import annotations
 
 import argparse
-import shlex
 import subprocess
 import sys
 import time
@@ -45,18 +44,16 @@ def earlier_chunks(data: Path) -> list[Path]:
     return sorted(data.parent.glob(f"{data.name}-seed*.json.gz"))
 
 
-def seat_spec(kind: str, options: str) -> str:
-    """``dealer run``'s seat for ``kind`` with extra ``agent connect`` ``options``: the
-    command the dealer would start for the kind, with the options after its own."""
+def run_args(kind: str, options: str) -> list[str]:
+    """``dealer run``'s seat and options for ``kind`` with extra ``agent connect``
+    ``options`` (``--agent-args``).  Raises ValueError for options on a non-agent kind."""
     from dealer.run import AGENTS
 
     if not options:
-        return kind
+        return [kind]
     if kind not in AGENTS:
         raise ValueError(f"options {options!r} need an agent seat kind ({', '.join(AGENTS)}), not {kind!r}")
-    fields = ("--game {game} --seed {seed} --name {name} --match {match} --decision-log {decision_log} "
-              "--action-limit {action_limit} --time-budget {time_budget}")  # fmt: skip
-    return " ".join([shlex.quote(sys.executable), "-m", "agent.cli", "connect", fields, *AGENTS[kind], options])
+    return [kind, f"--agent-args={options}"]
 
 
 def _dealer(*args: str) -> None:
@@ -91,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if name in (args.baseline, args.opponent):
         p.error("the candidate's name must differ from the baseline's and the opponent's")
     try:
-        seats = {name: seat_spec(args.candidate, args.candidate_options), args.baseline: args.baseline}
+        seats = {name: run_args(args.candidate, args.candidate_options), args.baseline: [args.baseline]}
     except ValueError as e:
         p.error(str(e))
     target = chunk_path(args.data, args.seed)
@@ -100,9 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     before = earlier_chunks(args.data)
     started = time.monotonic()
     folders = {}
-    for seat, spec in seats.items():
+    for seat, (kind, *options) in seats.items():
         folders[seat] = args.out / f"{seat}-seed{args.seed}"
-        _dealer("run", spec, args.opponent, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
+        _dealer("run", kind, args.opponent, *options, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
                 str(folders[seat]), "--names", f"{seat},{args.opponent}", *(["--quiet"] if args.quick else []))  # fmt: skip
     logs = {seat: sorted(str(x) for x in folder.glob("*.log")) for seat, folder in folders.items()}
     _dealer("compare", *logs[name], "--baseline", *logs[args.baseline], "--save-values", str(target))

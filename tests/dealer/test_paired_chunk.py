@@ -42,21 +42,29 @@ def _load_script():
     return module
 
 
-def test_candidate_options_start_the_same_agent_as_its_kind_plus_the_options(tmp_path):
-    """The command seat made for ``--candidate-options`` parses, in ``agent connect``, to
-    what ``dealer run`` starts for the kind, but for the added option."""
+def test_candidate_options_reach_the_agent_as_dealer_run_agent_args(tmp_path):
+    """``--candidate-options`` becomes ``dealer run``'s ``--agent-args``: the candidate
+    starts as its kind's agent plus the options, and a non-agent candidate is refused."""
     from agent.cli import build_parser
-    from dealer.run import Seat, _seat_command
+    from dealer.cli import build_parser as dealer_parser
+    from dealer.run import _seat_command, run_seats
 
     script = _load_script()
     sizes = "0.5,1,2;raise=1;allin;cap=3"
-    spec = script.seat_spec("agent-flop", f"--river-sizes '{sizes}'")
+    kind, *options = script.run_args("agent-flop", f"--river-sizes '{sizes}'")
+    run = vars(dealer_parser().parse_args(["run", kind, "equity", *options]))
+    seat, _ = run_seats(["x", "equity"], run)
+    plain, _ = run_seats(["x", "equity"], {**run, "agent_args": ""})
     args = (0, "holdem.nolimit.2p", 5000, "match.1", 7, tmp_path, (60000, 7000))
-    kind = _seat_command(Seat("x", "agent-flop"), *args)
-    command = _seat_command(Seat("x", spec), *args)
-    parsed_kind, parsed_command = (vars(build_parser().parse_args(c[c.index("agent.cli") + 1 :])) for c in (kind, command))
-    assert parsed_command.pop("river_sizes") == sizes and parsed_kind.pop("river_sizes") != sizes
-    assert parsed_command == parsed_kind and parsed_kind["solve_from"] == "flop"
-    assert script.seat_spec("agent", "") == "agent"
+    parsed, parsed_kind = (vars(build_parser().parse_args(_seat_command(s, *args)[3:])) for s in (seat, plain))
+    assert parsed.pop("river_sizes") == sizes and parsed_kind.pop("river_sizes") != sizes
+    assert parsed == parsed_kind and parsed_kind["solve_from"] == "flop"
+    assert script.run_args("agent", "") == ["agent"]
     with pytest.raises(ValueError, match="need an agent seat kind"):
-        script.seat_spec("call", "--river-sizes 1")
+        script.run_args("call", "--river-sizes 1")
+    refused = subprocess.run(
+        [sys.executable, str(SCRIPT), "--seed", "5", "--candidate", "call", "--candidate-name", "c",
+         "--candidate-options", "--river-sizes 1", "--data", str(tmp_path / "d"), "--out", str(tmp_path / "m")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "need an agent seat kind" in refused.stderr and not (tmp_path / "m").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -152,3 +153,38 @@ def test_a_seat_draws_the_same_numbers_in_a_hand_whatever_came_before(tmp_path):
     assert len(opened) == 40
     assert all(x == y for x, y in opened), opened
     assert len(set(opened)) > 3  # real draws: folds, calls and raises of several sizes
+
+
+def test_agent_args_are_refused_in_one_sentence_before_anything_starts(tmp_path):
+    cases = {
+        ("call", "raise", "--agent-args=--blueprint-only"): "--agent-args is for agent seats",
+        ("agent", "call", "--agent-args", "--seed 3"): "--agent-args may not give --seed: dealer run sets it",
+        ("agent", "call", "--agent-args=--time-budget=2"): "--agent-args may not give --time-budget",
+        ("agent", "call", "--agent-args", "--river-sizes 'allin"): "cannot read --agent-args",
+    }
+    for args, message in cases.items():
+        result = dealer_run(*args, "--hands", "5", "--out", str(tmp_path / "r"))
+        assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, args
+        assert not (tmp_path / "r").exists()
+
+
+def test_agent_args_reach_the_agent_seats_only_and_old_runs_resume(tmp_path):
+    from dealer.run import Seat, _seat_command, run_seats
+
+    settings = {"seats": ["agent-flop", "equity"], "agent_args": "--new-round-alternatives blueprint"}
+    flop, equity = run_seats(["flop", "equity"], settings)
+    command = _seat_command(flop, 0, "holdem.nolimit.2p", 5000, "match.1", 7, tmp_path, (60000, 7000))
+    assert command[command.index("--solve-from") :][:2] == ["--solve-from", "flop"]  # the kind's own options first
+    assert command[-2:] == ["--new-round-alternatives", "blueprint"]
+    assert equity.options == () and "blueprint" not in _seat_command(
+        equity, 1, "holdem.nolimit.2p", 5000, "match.1", 7, tmp_path, (60000, 7000)
+    )
+    assert _seat_command(Seat("a", "agent"), 0, "holdem.nolimit.2p", 5000, "m", 7, tmp_path, (60000, 7000))[-1] == "7.0"
+    # A run saved before --agent-args existed has no such setting: it still resumes.
+    out = tmp_path / "old"
+    assert dealer_run("random", "raise", "--hands", "20", "--seed", "3", "--out", str(out)).returncode == 0
+    settings = json.loads((out / "run.json").read_text())
+    assert settings.pop("agent_args") == ""
+    (out / "run.json").write_text(json.dumps(settings))
+    resumed = dealer_run("--resume", str(out))
+    assert resumed.returncode == 0, resumed.stderr
