@@ -127,6 +127,14 @@ DL_POOL = 12
 #: answer after the wait (42 of 129 flop decisions did, 1 s each, in a 200-hand match
 #: against `equity` before this floor).
 DL_MIN_BUDGET = 2.0
+#: A depth-limited solve is rooted at the flop's start (the opponent's check inside it) only
+#: with at least this budget (seconds), else at the decision.  Its tree holds the
+#: opponent's opening choice too, and an iteration cost about 0.14 s against 0.08 s: in a
+#: 1,000-hand flop-mode match (seed 302, match 1) every round-start solve with a budget of
+#: 2.0-3.0 s but one stopped short of MIN_ITERATIONS, and the decision was solved again at
+#: the real state with the same budget (4.5 s median wait for a 2.2 s solve, 25 decisions);
+#: those with 2.8-4.0 s reached 21-59 iterations.
+DL_START_MIN_BUDGET = 3.2
 
 
 @dataclass(frozen=True)
@@ -285,6 +293,8 @@ class SolvingStage:
         # followed by a nested one at once, each with its own budget (measured: a flop
         # decision's p99 6.3 s against a solve's 4.0 s).
         at_start = self.settings.root == "round" or (depth_limited and not _bet_this_round(state))
+        if depth_limited and clock.solve_budget() < DL_START_MIN_BUDGET:
+            at_start = False  # too little time for the larger tree: solve from the decision
         if node is None and view_at is not None and at_start:
             start = round_start(active, state, match.position)
             if start is not None:

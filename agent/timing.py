@@ -114,13 +114,15 @@ class TimeManager:
     def solve_budget(self, share: float = 0.5) -> float:
         """Seconds the next solve may take (0: do not solve, play the blueprint).
 
-        ``share`` of the bank, never more than ``max_solve`` nor what is left of the
-        per-action limit, and 0 once the match is behind its own target.
+        ``share`` of the bank less what this action has already spent (a second solve in
+        one decision, after one that could not be played, gets a share of what is left),
+        never more than ``max_solve`` nor what is left of the per-action limit, and 0 once
+        the match is behind its own target.
         """
         lim = self.limits
         elapsed = self._clock() - self._action_started if self._action_started is not None else 0.0
         action_left = lim.per_action - lim.reserve - elapsed
-        budget = min(self.bank * share, lim.max_solve, action_left)
+        budget = min((self.bank - elapsed) * share, lim.max_solve, action_left)
         return budget if budget > 0.05 else 0.0
 
 

@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 
 from agent.player import Agent
-from agent.solving import DEPTH_LIMITED_KIND, DL_MIN_BUDGET, DL_POOL, MIN_ITERATIONS, SolveSettings, SolvingStage, warm_up
+from agent.solving import (
+    DEPTH_LIMITED_KIND,
+    DL_MIN_BUDGET,
+    DL_POOL,
+    DL_START_MIN_BUDGET,
+    MIN_ITERATIONS,
+    SolveSettings,
+    SolvingStage,
+    warm_up,
+)  # fmt: skip
 from agent.strategist import SOLVE_FROM, AgentStrategist, load_blueprint, solves_here
 from agent.timing import TimeLimits, TimeManager
 from protocol.gamedef import load_game
@@ -66,10 +75,8 @@ def test_the_opponents_flop_check_is_solved_from_the_start_of_the_flop_and_follo
     assert decision.detail["node"] != 0 and active.me == 1
 
 
-def test_an_opening_flop_bet_is_solved_from_the_real_state_in_one_solve(blueprint):
-    """An opening bet is never exactly one of the jittered sizes of a solve from the flop's
-    start, which would only be followed by a nested solve: one solve, at the real state."""
-    agent, stage = flop_agent(blueprint)
+def _roots(stage: SolvingStage) -> list[str]:
+    """The bettings at which ``stage`` starts its solves, recorded as they start."""
     roots = []
     solve = stage._solve
 
@@ -78,6 +85,24 @@ def test_an_opening_flop_bet_is_solved_from_the_real_state_in_one_solve(blueprin
         return solve(match, hand, clock, previous, view, root)
 
     stage._solve = counted
+    return roots
+
+
+def test_with_little_time_the_opponents_check_is_solved_from_the_decision_once(blueprint):
+    """Below DL_START_MIN_BUDGET a solve from the flop's start would stop short of its
+    minimum iterations and the decision would be solved a second time: one solve, at the
+    real state (whether it then reaches its minimum iterations depends on the machine)."""
+    agent, stage = flop_agent(blueprint, max_solve=(DL_MIN_BUDGET + DL_START_MIN_BUDGET) / 2)
+    roots = _roots(stage)
+    agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/c:|AsKd/2c7hKs", GAME))
+    assert roots == ["r200c/c"]
+
+
+def test_an_opening_flop_bet_is_solved_from_the_real_state_in_one_solve(blueprint):
+    """An opening bet is never exactly one of the jittered sizes of a solve from the flop's
+    start, which would only be followed by a nested solve: one solve, at the real state."""
+    agent, stage = flop_agent(blueprint)
+    roots = _roots(stage)
     decision = agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/r500:|AsKd/2c7hKs", GAME))
     active = agent.hand.notes["solve"]
     assert roots == ["r200c/r500"]

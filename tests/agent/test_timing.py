@@ -94,3 +94,14 @@ def test_cooperative_solve_finishes_and_failing_solve_gives_none():
         raise RuntimeError("solver bug")
 
     assert run_with_deadline(failing, Deadline(1.0)) == (None, False)
+
+
+def test_a_second_solve_in_one_action_gets_a_share_of_what_the_first_left():
+    clock = FakeClock()
+    tm = TimeManager(TimeLimits(per_hand=7.0, per_action=60.0, max_solve=6.0), clock)
+    for _ in range(4):
+        tm.start_hand()
+    tm.start_action()
+    assert tm.solve_budget() == pytest.approx(3.5)  # half of the 7 s bank
+    clock.now += 3.5  # a solve that could not be played
+    assert tm.solve_budget() == pytest.approx(1.75)  # half of the 3.5 s left, not 3.5 again
