@@ -127,13 +127,14 @@ DL_POOL = 12
 #: answer after the wait (42 of 129 flop decisions did, 1 s each, in a 200-hand match
 #: against `equity` before this floor).
 DL_MIN_BUDGET = 2.0
-#: A depth-limited solve is rooted at the flop's start (the opponent's check inside it) only
-#: with at least this budget (seconds), else at the decision.  Its tree holds the
-#: opponent's opening choice too, and an iteration cost about 0.14 s against 0.08 s: in a
-#: 1,000-hand flop-mode match (seed 302, match 1) every round-start solve with a budget of
-#: 2.0-3.0 s but one stopped short of MIN_ITERATIONS, and the decision was solved again at
-#: the real state with the same budget (4.5 s median wait for a 2.2 s solve, 25 decisions);
-#: those with 2.8-4.0 s reached 21-59 iterations.
+#: A depth-limited solve rooted at the flop's start (the agent opens the flop, or the
+#: opponent's check is solved inside it) is not started with less than this (seconds):
+#: the tree holds both players' first choice, and an iteration cost about 0.14 s against
+#: 0.08 s after a check.  In a 1,000-hand flop-mode match (seed 302, match 1), with budgets
+#: of 2.0-3.0 s such solves mostly stopped short of MIN_ITERATIONS: 25 decisions opening
+#: the flop waited 2.4 s in median for the blueprint, and 25 after a check were solved
+#: again from the decision with the same budget (4.5 s median waits); with 2.8-4.0 s they
+#: reached 20-59 iterations.
 DL_START_MIN_BUDGET = 3.2
 
 
@@ -293,8 +294,6 @@ class SolvingStage:
         # followed by a nested one at once, each with its own budget (measured: a flop
         # decision's p99 6.3 s against a solve's 4.0 s).
         at_start = self.settings.root == "round" or (depth_limited and not _bet_this_round(state))
-        if depth_limited and clock.solve_budget() < DL_START_MIN_BUDGET:
-            at_start = False  # too little time for the larger tree: solve from the decision
         if node is None and view_at is not None and at_start:
             start = round_start(active, state, match.position)
             if start is not None:
@@ -445,8 +444,8 @@ class SolvingStage:
         blueprint there) from the agent's range and the opponent's, against the clock."""
         state = root if root is not None else match.state
         budget = clock.solve_budget()
-        if budget <= 0 or (self.depth_limited_at(state) and budget < DL_MIN_BUDGET):
-            return None
+        if budget <= 0 or (self.depth_limited_at(state) and budget < dl_min_budget(state)):
+            return None  # a round-start root then leaves the decision its own solve, with the same time
         if hand.scale is None:
             hand.scale = draw_size_scale(self.rng, SIZE_JITTER)
         me = match.position
@@ -502,6 +501,12 @@ class SolvingStage:
                  kind=run.kind)
         return ActiveSolve(solver.subgame, solver, state.betting, solver.average_strategy(), run.kind, me, seconds, budget,
                            exploitability)
+
+
+def dl_min_budget(root: State) -> float:
+    """The least budget a depth-limited solve rooted at ``root`` is started with:
+    :data:`DL_START_MIN_BUDGET` at the start of a round, else :data:`DL_MIN_BUDGET`."""
+    return DL_MIN_BUDGET if root.actions[root.round] else DL_START_MIN_BUDGET
 
 
 def out_of_reach(done: int, spent: float, remaining: float, need: int | None = None) -> bool:

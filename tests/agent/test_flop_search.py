@@ -88,14 +88,35 @@ def _roots(stage: SolvingStage) -> list[str]:
     return roots
 
 
-def test_with_little_time_the_opponents_check_is_solved_from_the_decision_once(blueprint):
-    """Below DL_START_MIN_BUDGET a solve from the flop's start would stop short of its
-    minimum iterations and the decision would be solved a second time: one solve, at the
-    real state (whether it then reaches its minimum iterations depends on the machine)."""
-    agent, stage = flop_agent(blueprint, max_solve=(DL_MIN_BUDGET + DL_START_MIN_BUDGET) / 2)
-    roots = _roots(stage)
+def _started(stage: SolvingStage) -> list[str]:
+    """The roots (bettings) of the solves ``stage`` builds, recorded as they are built."""
+    roots = []
+    start = stage._start
+
+    def recorded(state, *args):
+        roots.append(state.betting)
+        return start(state, *args)
+
+    stage._start = recorded
+    return roots
+
+
+def test_with_little_time_no_solve_is_started_from_the_flops_start(blueprint):
+    """Below DL_START_MIN_BUDGET a solve of the whole flop round would stop short of its
+    minimum iterations: after the opponent's check the decision is solved from where it
+    is (one solve), and a flop the agent opens plays the blueprint at once."""
+    budget = (DL_MIN_BUDGET + DL_START_MIN_BUDGET) / 2
+    agent, stage = flop_agent(blueprint, max_solve=budget)
+    started = _started(stage)
     agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/c:|AsKd/2c7hKs", GAME))
-    assert roots == ["r200c/c"]
+    assert started == ["r200c/c"]
+    agent, stage = flop_agent(blueprint, max_solve=budget)
+    started = _started(stage)
+    assert agent.decide(parse_matchstate(FLOP, GAME)).source == "blueprint" and started == []
+    agent, stage = flop_agent(blueprint, max_solve=DL_START_MIN_BUDGET + 1)
+    started = _started(stage)
+    agent.decide(parse_matchstate("MATCHSTATE:1:0:r200c/c:|AsKd/2c7hKs", GAME))
+    assert started[0] == "r200c/"  # with the time, the check is solved inside the flop's solve
 
 
 def test_an_opening_flop_bet_is_solved_from_the_real_state_in_one_solve(blueprint):
@@ -114,7 +135,7 @@ def test_the_turn_after_a_flop_search_gets_a_safe_first_solve(blueprint):
     """The turn's first solve after a depth-limited flop solve is safe against the
     blueprint's values (a depth-limited solve has no estimates of the turn), with the
     opponent's range through the flop solve's strategy."""
-    agent, stage = flop_agent(blueprint, max_solve=3.0)
+    agent, stage = flop_agent(blueprint, max_solve=DL_START_MIN_BUDGET + 0.8)
     agent.decide(parse_matchstate(FLOP, GAME))
     flop_solve = agent.hand.notes["solve"]
     check = next(a for a in flop_solve.subgame.tree.actions(0) if a.kind.name == "CALL")
