@@ -136,6 +136,11 @@ DL_MIN_BUDGET = 2.0
 #: again from the decision with the same budget (4.5 s median waits); with 2.8-4.0 s they
 #: reached 20-59 iterations.
 DL_START_MIN_BUDGET = 3.2
+#: A turn solve rooted at the turn's start (the agent opens the turn; a turn + river tree
+#: with both players' first choice) is not started with less than this (seconds): in the
+#: same match 104 of 109 such solves gave up on their pace after 0.8 s in median and the
+#: blueprint answered; the 5 that reached MIN_ITERATIONS had 1.5-2.0 s (20-22 iterations).
+TURN_START_MIN_BUDGET = 2.0
 
 
 @dataclass(frozen=True)
@@ -444,7 +449,7 @@ class SolvingStage:
         blueprint there) from the agent's range and the opponent's, against the clock."""
         state = root if root is not None else match.state
         budget = clock.solve_budget()
-        if budget <= 0 or (self.depth_limited_at(state) and budget < dl_min_budget(state)):
+        if budget <= 0 or budget < min_budget(state):
             return None  # a round-start root then leaves the decision its own solve, with the same time
         if hand.scale is None:
             hand.scale = draw_size_scale(self.rng, SIZE_JITTER)
@@ -503,10 +508,17 @@ class SolvingStage:
                            exploitability)
 
 
-def dl_min_budget(root: State) -> float:
-    """The least budget a depth-limited solve rooted at ``root`` is started with:
-    :data:`DL_START_MIN_BUDGET` at the start of a round, else :data:`DL_MIN_BUDGET`."""
-    return DL_MIN_BUDGET if root.actions[root.round] else DL_START_MIN_BUDGET
+def min_budget(root: State) -> float:
+    """The least budget a solve rooted at ``root`` is started with: a depth-limited (flop)
+    solve :data:`DL_START_MIN_BUDGET` at the start of the round, else :data:`DL_MIN_BUDGET`;
+    a turn solve at the start of the turn :data:`TURN_START_MIN_BUDGET`; other solves any
+    (their pace is judged as they run: :func:`out_of_reach`)."""
+    at_start = not root.actions[root.round]
+    if SolvingStage.depth_limited_at(root):
+        return DL_START_MIN_BUDGET if at_start else DL_MIN_BUDGET
+    if at_start and root.round == root.game.num_rounds - 2:
+        return TURN_START_MIN_BUDGET
+    return 0.0
 
 
 def out_of_reach(done: int, spent: float, remaining: float, need: int | None = None) -> bool:

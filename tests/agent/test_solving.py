@@ -418,3 +418,29 @@ def test_the_command_line_sets_every_solve_setting():
     assert _solve_settings(args) == SolveSettings(unsafe_weight=0.5, iterations=40, later_gadget="resolve", root="round",
                                                   new_round="blueprint", river_sizes=RIVER_RERAISE_SIZES)  # fmt: skip
     assert _solve_settings(build_parser().parse_args(["connect", "127.0.0.1", "1"])) == SolveSettings()
+
+
+@pytest.mark.parametrize(
+    ("matchstate", "floor"),
+    [
+        ("MATCHSTATE:0:0:r300c/:AsKd|/2c7hKs", solving.DL_START_MIN_BUDGET),  # we open the flop
+        ("MATCHSTATE:1:0:r300c/c:|AsKd/2c7hKs", solving.DL_MIN_BUDGET),  # after the opponent's check
+        ("MATCHSTATE:1:0:r300c/r600:|AsKd/2c7hKs", solving.DL_MIN_BUDGET),
+        ("MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", solving.TURN_START_MIN_BUDGET),  # we open the turn
+        ("MATCHSTATE:1:0:r300c/cc/c:|AsKd/2c7hKs/9d", 0.0),
+        (RIVER, 0.0),
+    ],
+)
+def test_a_solve_is_started_only_with_its_roots_least_budget(matchstate, floor):
+    assert solving.min_budget(parse_matchstate(matchstate, GAME).state) == floor
+
+
+def test_a_turn_the_agent_opens_with_too_little_time_plays_the_blueprint_without_a_solve():
+    clock = TimeManager(TimeLimits(per_hand=20.0, max_solve=solving.TURN_START_MIN_BUDGET / 2))
+    stage = SolvingStage(np.random.default_rng(0))
+    agent = Agent(GAME, AgentStrategist(StandInBlueprint(), stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    clock.hands = 4
+    built = []
+    stage._start = lambda *args: built.append(args) or pytest.fail("no solve should be built")
+    decision = agent.decide(parse_matchstate("MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", GAME))
+    assert decision.source == "blueprint" and built == [] and "solve" not in agent.hand.notes
