@@ -129,17 +129,17 @@ DL_POOL = 12
 DL_MIN_BUDGET = 2.0
 #: A depth-limited solve rooted at the flop's start (the agent opens the flop, or the
 #: opponent's check is solved inside it) is not started with less than this (seconds):
-#: the tree holds both players' first choice, and an iteration cost about 0.14 s against
-#: 0.08 s after a check.  In a 1,000-hand flop-mode match (seed 302, match 1), with budgets
-#: of 2.0-3.0 s such solves mostly stopped short of MIN_ITERATIONS: 25 decisions opening
-#: the flop waited 2.4 s in median for the blueprint, and 25 after a check were solved
-#: again from the decision with the same budget (4.5 s median waits); with 2.8-4.0 s they
-#: reached 20-59 iterations.
-DL_START_MIN_BUDGET = 3.2
+#: the tree holds both players' first choice, and an iteration costs about twice one
+#: after a check.  In a 1,000-hand flop-mode match (seed 302, match 1), after the
+#: opponent's check, round-start solves with a budget of 2.0-2.8 s reached MIN_ITERATIONS
+#: 24 times and fell short 92 times (the decision was then solved again from the real
+#: state with the same budget: 4.6 s median waits); with 2.8-3.2 s 21 times against 2;
+#: above, always.  46 decisions opening the flop waited 2.5 s in median for the blueprint.
+DL_START_MIN_BUDGET = 2.8
 #: A turn solve rooted at the turn's start (the agent opens the turn; a turn + river tree
 #: with both players' first choice) is not started with less than this (seconds): in the
-#: same match 104 of 109 such solves gave up on their pace after 0.8 s in median and the
-#: blueprint answered; the 5 that reached MIN_ITERATIONS had 1.5-2.0 s (20-22 iterations).
+#: same match 192 of 202 such solves gave up on their pace after 0.8 s in median and the
+#: blueprint answered; the 10 that reached MIN_ITERATIONS had 1.1-1.9 s (20-23 iterations).
 TURN_START_MIN_BUDGET = 2.0
 
 
