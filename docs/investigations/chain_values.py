@@ -9,8 +9,9 @@ arms (candidate, baseline).  When the first file's baseline is the second file's
 candidate and both were computed from the same logs of that arm, the first file's
 candidate column and the second file's baseline column are the two other arms on the
 same deals: an exact comparison of them, with no log replayed.  The script refuses
-unless the shared arm's logs, deals and per-hand values are identical in every
-estimator (the values, not only the names: a re-evaluated log could differ).
+unless the shared arm's deals and per-hand values are identical in every estimator (its
+logs may be two plays of a deterministic seat, such as ``agent-blueprint``: the values,
+not the file names, decide).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def chain(first: Chunk, second: Chunk) -> Chunk:
         raise ValueError(f"the files pair {len(first.pairs)} and {len(second.pairs)} logs")
     pairs = []
     for a, b in zip(first.pairs, second.pairs):
-        if a.baseline_log != b.log or (a.hands, a.seed) != (b.hands, b.seed):
+        if (a.hands, a.seed) != (b.hands, b.seed):
             raise ValueError(f"the shared arm's logs differ: {a.baseline_log} ({a.hands} hands, seed {a.seed}) "
                              f"and {b.log} ({b.hands} hands, seed {b.seed})")  # fmt: skip
         pairs.append(PairedLogs(a.log, b.baseline_log, a.hands, a.seed, a.seats))
