@@ -130,12 +130,13 @@ DL_MIN_BUDGET = 2.0
 #: A depth-limited solve rooted at the flop's start (the agent opens the flop, or the
 #: opponent's check is solved inside it) is not started with less than this (seconds):
 #: the tree holds both players' first choice, and an iteration costs about twice one
-#: after a check.  In a 1,000-hand flop-mode match (seed 302, match 1), after the
-#: opponent's check, round-start solves with a budget of 2.0-2.8 s reached MIN_ITERATIONS
-#: 24 times and fell short 92 times (the decision was then solved again from the real
-#: state with the same budget: 4.6 s median waits); with 2.8-3.2 s 21 times against 2;
-#: above, always.  46 decisions opening the flop waited 2.5 s in median for the blueprint.
-DL_START_MIN_BUDGET = 2.8
+#: after a check.  In three 1,000-hand flop-mode matches (seeds 302 and 303), after the
+#: opponent's check, round-start solves with a budget under 2.8 s reached MIN_ITERATIONS
+#: 12 times and fell short 245 times (the decision was then solved again from the real
+#: state with the same budget: 4.6 s median waits); with 2.8-3.2 s 34 times against 18;
+#: from 3.2 s 109 against 4.  Decisions opening the flop waited 2.5 s in median for the
+#: blueprint when their solve fell short (46 in the first match).
+DL_START_MIN_BUDGET = 3.2
 #: A turn solve rooted at the turn's start (the agent opens the turn; a turn + river tree
 #: with both players' first choice) is not started with less than this (seconds): in the
 #: same match 192 of 202 such solves gave up on their pace after 0.8 s in median and the
