@@ -135,7 +135,7 @@ def test_the_turn_after_a_flop_search_gets_a_safe_first_solve(blueprint):
     """The turn's first solve after a depth-limited flop solve is safe against the
     blueprint's values (a depth-limited solve has no estimates of the turn), with the
     opponent's range through the flop solve's strategy."""
-    agent, stage = flop_agent(blueprint, max_solve=DL_START_MIN_BUDGET + 0.8)
+    agent, stage = flop_agent(blueprint)  # each solve stops at MIN_ITERATIONS; the time is a ceiling
     agent.decide(parse_matchstate(FLOP, GAME))
     flop_solve = agent.hand.notes["solve"]
     check = next(a for a in flop_solve.subgame.tree.actions(0) if a.kind.name == "CALL")
