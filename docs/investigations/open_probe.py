@@ -2,6 +2,7 @@
 against the range the bot really holds, and how a solve bets under each.
 
     .venv/bin/python docs/investigations/open_probe.py RUN/match.*.log --spots 40 [--solve]
+    .venv/bin/python docs/investigations/open_probe.py docs/results/data/logs/agent-seed302/match.[12].log.gz --spots 80 --solve
 
 For the first ``--spots`` hands of the given ``dealer run`` logs (the agent's seat named
 ``--seat``, the other ``equity``) in which the agent made a river decision with no bet
@@ -27,6 +28,7 @@ with other weights on its unsafe term (the agent's ``--unsafe-weight``, 0.01).
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import re
 import sys
@@ -59,7 +61,7 @@ def spots(logs: list[Path], seat: str, limit: int) -> list[tuple[int, str, str, 
     """(hand, betting through the spot, cards, agent's position) of the first ``limit`` river-open spots."""
     found = []
     for log in logs:
-        with open(log) as f:
+        with gzip.open(log, "rt") if log.suffix == ".gz" else open(log) as f:
             lines = f.readlines()
         for line in lines:
             if not line.startswith("STATE:"):
@@ -166,7 +168,7 @@ def bet_rows(sg, me: int, ours: np.ndarray, theirs: np.ndarray, alternatives: np
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("logs", type=Path, nargs="+", help="dealer run match logs (agent against equity)")
+    p.add_argument("logs", type=Path, nargs="+", help="dealer run match logs (agent against equity; .gz read as such)")
     p.add_argument("--seat", default="agent", help="the agent's name in the logs (default agent)")
     p.add_argument("--spots", type=int, default=40)
     p.add_argument("--solve", action="store_true", help="also solve each spot from both ranges")
