@@ -14,11 +14,14 @@ check), its position (``IP``: acts last), and the action each arm took there (``
 check or call, ``f``, ``r`` any bet or raise; candidate/baseline).  Per spot, the hands,
 the candidate's mean difference on them and their share of the whole mean (mbb/hand),
 for the AIVAT and raw estimators; the rows add up to the river's share of
-``divergence.py``.  ``--logs DIR``: read each arm's log from ``DIR/RUN/match.N.log.gz``
-(``RUN`` the log's folder name) instead of the path the file records.
+``divergence.py``.  Then, where one arm bet or raised at the parting and the other did
+not, how the opponent answered that bet, with the raw difference on those hands.
+``--logs DIR``: read each arm's log from ``DIR/RUN/match.N.log.gz`` (``RUN`` the log's
+folder name) instead of the path the file records.
 
 ``bets``: at every river decision with no bet to face that both arms' decision logs
-(given in the same match order) hold with the same state (same deal, same betting so far), the held hand's bet probability
+(given in the same match order) hold with the same state (same deal, same betting so
+far), the held hand's bet probability
 (any size) in each arm, and the held hand's strength (its showdown percentile against
 every live hand); printed per position and strength bin.  ``--csv`` keeps those rows,
 ``--from-csv`` reads them back instead of the logs.
@@ -75,6 +78,7 @@ def locate(path: str, logs: Path | None) -> Path:
 
 def split(files: list[Path], logs: Path | None) -> None:
     groups: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
+    answers: dict[tuple[str, ...], list[float]] = defaultdict(list)
     total = 0
     names = ("", "")
     for path in files:
@@ -104,7 +108,14 @@ def split(files: list[Path], logs: Path | None) -> None:
                 spot = "facing" if j and ra[j - 1].startswith("r") else "open"
                 pos = "IP" if j % 2 == 1 else "OOP"
                 take = f"{_kind(ra[j]) if j < len(ra) else '-'}/{_kind(rb[j]) if j < len(rb) else '-'}"
-                groups[(spot, pos, take)].append(((aivat[i, 0] - aivat[i, 1]) * 10, (raw[i, 0] - raw[i, 1]) * 10))
+                diff = ((aivat[i, 0] - aivat[i, 1]) * 10, (raw[i, 0] - raw[i, 1]) * 10)
+                groups[(spot, pos, take)].append(diff)
+                # The opponent's answer to the bet or raise one arm made where the other did not.
+                for arm, line in (("candidate", ra), ("baseline", rb)):
+                    other = rb if arm == "candidate" else ra
+                    if j < len(line) and line[j].startswith("r") and not (j < len(other) and other[j].startswith("r")):
+                        answer = _kind(line[j + 1]) if j + 1 < len(line) else "-"
+                        answers[(spot, pos, take, arm, answer)].append(diff[1])
         total += len(aivat)
     print(f"{names[0]} - {names[1]}, {total} hands; hands first parting on the river, by spot "
           f"(mbb/hand; share = sum / all hands; chips per big blind 100)")
@@ -117,6 +128,12 @@ def split(files: list[Path], logs: Path | None) -> None:
         print(f"{key[0]:8s} {key[1]:4s} {key[2]:10s} {len(d):6d} {d[:, 0].mean():11.1f} {d[:, 0].sum() / total:8.1f} "
               f"{d[:, 1].mean():10.1f} {d[:, 1].sum() / total:8.1f}")
     print(f"{'river':24s} {sum(len(v) for v in groups.values()):6d} {'':11s} {whole[0]:8.1f} {'':10s} {whole[1]:8.1f}")
+    print("\nwhere one arm bet or raised and the other did not: the opponent's answer to that bet "
+          "(f, c, r), hands and the raw mean difference on them")
+    for key in sorted(answers):
+        d = answers[key]
+        print(f"{key[0]:8s} {key[1]:4s} {key[2]:10s} {key[3]:9s} bet, answered {key[4]}: {len(d):4d} hands, "
+              f"raw mean {np.mean(d):10.1f}")
 
 
 def _strength(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
