@@ -166,6 +166,23 @@ def best_threshold(ours: np.ndarray, board: tuple[int, ...], pot: float, bet: fl
     return best
 
 
+def solve_spot(
+    sg, me: int, ours: np.ndarray, theirs: np.ndarray, alternatives: np.ndarray | None, gadget: str, weight: float,
+    iterations: int,
+) -> SubgameSolver:
+    """Subgame ``sg`` solved from the two ranges (HOLE_PAIRS order): unsafe to 0.5% of the
+    pot when ``alternatives`` is None, else ``iterations`` of ``gadget`` with them."""
+    ranges = np.zeros((2, sg.n_hands))
+    ranges[me] = sg.from_hole_pairs(ours)
+    ranges[1 - me] = sg.from_hole_pairs(theirs)
+    solver = SubgameSolver(sg, ranges)
+    if alternatives is None:
+        solver.solve(0.5, max_iterations=2000)
+    else:
+        solver.iterate(iterations, safe_hook(sg, ranges, me, alternatives, weight, gadget))
+    return solver
+
+
 def solved_folds(
     sg, node: int, me: int, ours: np.ndarray, theirs: np.ndarray, alternatives: np.ndarray | None, gadget: str | None,
     weight: float, iterations: int,
@@ -173,16 +190,9 @@ def solved_folds(
     """The fold probability per hand (HOLE_PAIRS order) at ``node`` of subgame ``sg`` solved
     from the two ranges: unsafe to 0.5% of the pot (``gadget`` None), else ``iterations``
     of the gadget with ``alternatives`` (None when the gadget has none)."""
-    ranges = np.zeros((2, sg.n_hands))
-    ranges[me] = sg.from_hole_pairs(ours)
-    ranges[1 - me] = sg.from_hole_pairs(theirs)
-    solver = SubgameSolver(sg, ranges)
-    if gadget is None:
-        solver.solve(0.5, max_iterations=2000)
-    elif alternatives is None:
+    if gadget is not None and alternatives is None:
         return None
-    else:
-        solver.iterate(iterations, safe_hook(sg, ranges, me, alternatives, weight, gadget))
+    solver = solve_spot(sg, me, ours, theirs, alternatives if gadget else None, gadget or "", weight, iterations)
     actions = [str(a) for a in sg.tree.actions(node)]
     board = sg.root.board
     return sg.to_hole_pairs(solver.node_strategy(node, board)[:, actions.index("f")])

@@ -50,14 +50,19 @@ def first_divergence(a: str, b: str) -> str:
     return STREETS[min(street, len(STREETS) - 1)]
 
 
+def load_values(path: Path) -> dict:
+    """A ``dealer compare --save-values`` file's contents."""
+    with gzip.open(path) as f:
+        return json.load(f)
+
+
 def split(files: list[Path], estimator: str) -> tuple[dict[str, list[float]], int, str, str]:
     """Per-hand differences by street of divergence, the number of hands, and the seats."""
     groups: dict[str, list[float]] = {k: [] for k in ("alike", *STREETS)}
     total = 0
     names = ("", "")
     for path in files:
-        with gzip.open(path) as f:
-            data = json.load(f)
+        data = load_values(path)
         names = (data["candidate"], data["baseline"])
         values = np.asarray(data["values"][estimator], float)
         where: list[str] = []

@@ -35,7 +35,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from replay_hand import force, walk_line  # this folder: run as a script
+from defence_probe import solve_spot  # this folder: run as a script
+from replay_hand import force, walk_line
 
 from agent.player import Agent
 from agent.solving import SolvingStage
@@ -48,8 +49,8 @@ from protocol.fasteval import HOLE_PAIRS, rank_range
 from protocol.gamedef import load_game
 from protocol.rules import ActionType
 from protocol.wire import parse_matchstate
-from solver.subgame.alternatives import blueprint_alternatives, safe_hook
-from solver.subgame.range_solver import SubgameSolver, build_subgame
+from solver.subgame.alternatives import blueprint_alternatives
+from solver.subgame.range_solver import build_subgame
 
 GAME = load_game("holdem.nolimit.2p")
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0001)
@@ -152,14 +153,7 @@ def bet_rows(sg, me: int, ours: np.ndarray, theirs: np.ndarray, alternatives: np
              weight: float = 0.01) -> np.ndarray:
     """Bet probability per pair at the subgame's root, solved as the agent's first solve
     (``alternatives`` None: unsafe, to 0.5% of the pot)."""
-    ranges = np.zeros((2, sg.n_hands))
-    ranges[me] = sg.from_hole_pairs(ours)
-    ranges[1 - me] = sg.from_hole_pairs(theirs)
-    solver = SubgameSolver(sg, ranges)
-    if alternatives is None:
-        solver.solve(0.5, max_iterations=2000)
-    else:
-        solver.iterate(iterations, safe_hook(sg, ranges, me, alternatives, weight, "maxmargin-unsafe"))
+    solver = solve_spot(sg, me, ours, theirs, alternatives, "maxmargin-unsafe", weight, iterations)
     actions = sg.tree.actions(0)
     rows = solver.node_strategy(0, sg.root.board)
     bets = [j for j, a in enumerate(actions) if a.kind == ActionType.RAISE]

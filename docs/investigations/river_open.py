@@ -33,14 +33,13 @@ import argparse
 import csv
 import gzip
 import itertools
-import json
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from divergence import first_divergence  # this folder: run as a script
+from divergence import first_divergence, load_values  # this folder: run as a script
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0001)
 
@@ -82,8 +81,7 @@ def split(files: list[Path], logs: Path | None) -> None:
     total = 0
     names = ("", "")
     for path in files:
-        with gzip.open(path) as f:
-            data = json.load(f)
+        data = load_values(path)
         names = (data["candidate"], data["baseline"])
         aivat = np.asarray(data["values"]["aivat"], float)
         raw = np.asarray(data["values"]["raw"], float)
