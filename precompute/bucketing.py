@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 import structlog
-from numba import njit
+from numba import njit, prange
 
+from precompute.blocks import block_span, n_blocks
 from precompute.equity import cluster_equities, runout_histograms
 from precompute.isomorphism import WORK_SIZE, HandIndexer, IndexerTables, index_hand
 from precompute.kmeans import kmeans, nearest_centers
@@ -223,7 +224,7 @@ def hands_of_board(it: IndexerTables, board: np.ndarray, out_idx: np.ndarray, ou
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _histogram_points(
     t: EvalTables,
     it: IndexerTables,
@@ -234,7 +235,8 @@ def _histogram_points(
     out_idx: np.ndarray,
     out_cdf: np.ndarray,
 ) -> None:
-    """Equity-histogram CDFs of every hand of each flop or turn board.
+    """Equity-histogram CDFs of every hand of each flop or turn board (boards split
+    between the threads).
 
     Args:
         boards: int64 (B, n), runouts: int64 (R, 5 - n), read.
@@ -243,23 +245,26 @@ def _histogram_points(
             board-major, one row per hole pair that misses the board.
     """
     n_pairs = out_idx.shape[0] // boards.shape[0]
-    hist = np.zeros((NUM_HOLE_PAIRS, bins), np.float64)
-    total = np.zeros(NUM_HOLE_PAIRS)
-    pairs = np.empty(NUM_HOLE_PAIRS, np.int64)
-    for b in range(boards.shape[0]):
-        hist[:] = 0
-        runout_histograms(t, boards[b], runouts[choice[b]], bins, hist, total)
-        m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
-        for i in range(m):
-            row = hist[pairs[i]]
-            weight = row.sum()
-            acc = 0.0
-            for j in range(bins):
-                acc += row[j]
-                out_cdf[b * n_pairs + i, j] = acc / weight
+    blocks = n_blocks(boards.shape[0])
+    for block in prange(blocks):
+        start, stop = block_span(boards.shape[0], blocks, block)
+        hist = np.zeros((NUM_HOLE_PAIRS, bins), np.float64)
+        total = np.zeros(NUM_HOLE_PAIRS)
+        pairs = np.empty(NUM_HOLE_PAIRS, np.int64)
+        for b in range(start, stop):
+            hist[:] = 0
+            runout_histograms(t, boards[b], runouts[choice[b]], bins, hist, total)
+            m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
+            for i in range(m):
+                row = hist[pairs[i]]
+                weight = row.sum()
+                acc = 0.0
+                for j in range(bins):
+                    acc += row[j]
+                    out_cdf[b * n_pairs + i, j] = acc / weight
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def ochs_points(
     t: EvalTables,
     it: IndexerTables,
@@ -275,16 +280,19 @@ def ochs_points(
     (B * 1081, n_clusters) is written.
     """
     n_pairs = out_idx.shape[0] // boards.shape[0]
-    eq = np.empty((NUM_HOLE_PAIRS, n_clusters), np.float64)
-    ranks = np.empty(NUM_HOLE_PAIRS, np.int32)
-    keys = np.empty(NUM_HOLE_PAIRS, np.int64)
-    pairs = np.empty(NUM_HOLE_PAIRS, np.int64)
-    for b in range(boards.shape[0]):
-        cluster_equities(t, boards[b], pair_cluster, n_clusters, ranks, keys, eq)
-        m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
-        for i in range(m):
-            for c in range(n_clusters):
-                out_ochs[b * n_pairs + i, c] = eq[pairs[i], c]
+    blocks = n_blocks(boards.shape[0])
+    for block in prange(blocks):
+        start, stop = block_span(boards.shape[0], blocks, block)
+        eq = np.empty((NUM_HOLE_PAIRS, n_clusters), np.float64)
+        ranks = np.empty(NUM_HOLE_PAIRS, np.int32)
+        keys = np.empty(NUM_HOLE_PAIRS, np.int64)
+        pairs = np.empty(NUM_HOLE_PAIRS, np.int64)
+        for b in range(start, stop):
+            cluster_equities(t, boards[b], pair_cluster, n_clusters, ranks, keys, eq)
+            m = hands_of_board(it, boards[b], out_idx[b * n_pairs : (b + 1) * n_pairs], pairs)
+            for i in range(m):
+                for c in range(n_clusters):
+                    out_ochs[b * n_pairs + i, c] = eq[pairs[i], c]
 
 
 # ---------------------------------------------------------------- features

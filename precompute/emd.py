@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from precompute.blocks import block_span, n_blocks
 from precompute.kmeans import KMeansResult, d2_pick, update_centers
 
 
@@ -96,7 +97,7 @@ def greedy_emd(
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def nearest_emd(
     points: np.ndarray,
     centers: np.ndarray,
@@ -106,7 +107,8 @@ def nearest_emd(
     labels: np.ndarray,
     dists: np.ndarray,
 ) -> None:
-    """The center of least greedy EMD for every point (ties: the lowest index).
+    """The center of least greedy EMD for every point (ties: the lowest index); the
+    points are split between the threads (the answer does not depend on how many).
 
     Pruning: ``embed`` float64 (K, E) places the bins in a space where the ground
     distance is at least the Euclidean one, so the distance between a histogram's and
@@ -119,16 +121,37 @@ def nearest_emd(
         points: float32 (N, K), centers: float32 (k, K), ground, order, embed: read.
         labels: int32 (N,), dists: float64 (N,): written.
     """
+    center_bary = centers.astype(np.float64) @ embed
+    n_points = points.shape[0]
+    blocks = n_blocks(n_points)
+    for block in prange(blocks):
+        start, stop = block_span(n_points, blocks, block)
+        _nearest_emd_span(points, start, stop, centers, center_bary, ground, order, embed, labels, dists)
+
+
+@njit(cache=True)
+def _nearest_emd_span(
+    points: np.ndarray,
+    start: int,
+    stop: int,
+    centers: np.ndarray,
+    center_bary: np.ndarray,
+    ground: np.ndarray,
+    order: np.ndarray,
+    embed: np.ndarray,
+    labels: np.ndarray,
+    dists: np.ndarray,
+) -> None:
+    """:func:`nearest_emd` for the points ``[start, stop)``, with scratch of its own."""
     k = ground.shape[0]
     n_centers = centers.shape[0]
     bins = np.empty(k, np.int64)
     mass = np.empty(k, np.float64)
     left = np.empty(k, np.float64)
     need = np.empty(k, np.float64)
-    center_bary = centers.astype(np.float64) @ embed
     bary = np.empty(embed.shape[1], np.float64)
     bound = np.empty(n_centers, np.float64)
-    for i in range(points.shape[0]):
+    for i in range(start, stop):
         n = _sparse(points[i], bins, mass)
         bary[:] = 0.0
         for j in range(n):

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 METRICS = ("emd", "l2")
 
@@ -63,9 +63,9 @@ def _sort_keys(x: np.ndarray, l1: bool) -> np.ndarray:
     return keys
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, parallel=True)
 def nearest_centers(points: np.ndarray, centers: np.ndarray, l1: bool, labels: np.ndarray, dists: np.ndarray) -> None:
-    """Exact nearest center of every point.
+    """Exact nearest center of every point (the points split between the threads).
 
     Args:
         points: float32 (N, d); centers: float32 (k, d); read.
@@ -76,7 +76,7 @@ def nearest_centers(points: np.ndarray, centers: np.ndarray, l1: bool, labels: n
     sorted_keys = center_keys[order]
     point_keys = _sort_keys(points, l1)
     k = len(order)
-    for i in range(points.shape[0]):
+    for i in prange(points.shape[0]):
         key = point_keys[i]
         right = np.searchsorted(sorted_keys, key)
         left = right - 1

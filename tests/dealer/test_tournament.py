@@ -135,9 +135,10 @@ def _processes_mentioning(text: str) -> list[int]:
 
 
 #: Hands per match of the kill-and-resume test: enough that the second match is still
-#: running when a test process starved by a loaded machine gets to kill it (with 800 it
-#: was once over first, at nice 19 beside a 2-thread job).
-KILL_HANDS = 4000
+#: running when a test process slowed by a loaded machine gets to kill it (with 800 it
+#: was once over first, at nice 19 beside a 2-thread job; 2,000 leave about 20 s at the
+#: pace of the suite's two workers, and the first match, played whole, costs half of 4,000).
+KILL_HANDS = 2000
 
 
 def test_resume_after_a_kill_plays_only_what_is_missing(tmp_path):

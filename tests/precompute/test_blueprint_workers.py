@@ -17,9 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from precompute.bucketing import PRESETS, build_abstraction
 from precompute.cli import main
-from protocol.gamedef import load_game
 from solver.artifacts import load_artifact, read_header
 from tests.dealer.ray_head import LOOPBACK_ENV, free_port, local_ray_head
 
@@ -30,11 +28,9 @@ TWO = [*QUICK, "--workers", "2"]
 
 
 @pytest.fixture(scope="module")
-def cards(tmp_path_factory) -> Path:
-    """The quick card abstraction, built once (about 20 s) and copied into every run's folder."""
-    folder = tmp_path_factory.mktemp("cards") / "cards"
-    build_abstraction(load_game("holdem.nolimit.2p"), folder, PRESETS["blueprint-quick"], show_progress=False)
-    return folder
+def cards(quick_cards) -> Path:
+    """The quick card abstraction (built once for the run), copied into every run's folder."""
+    return quick_cards
 
 
 def fresh(cards: Path, folder: Path) -> Path:

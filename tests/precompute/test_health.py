@@ -5,6 +5,7 @@ by the probes, the shipped blueprint's report, and the LBR pointer's flags."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -21,9 +22,11 @@ from solver.tree import CHANCE, DECISION
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    """A quick blueprint run (about 20 s): its folder holds blueprint.art and checkpoint.mccfr."""
+def quick(tmp_path_factory, quick_cards):
+    """A quick blueprint run on the shared quick cards: its folder holds blueprint.art and
+    checkpoint.mccfr."""
     out = tmp_path_factory.mktemp("quick")
+    shutil.copytree(quick_cards, out / "cards")  # `blueprint --quick` builds these when missing
     assert main(["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--out", str(out)]) == 0
     return out
 
