@@ -130,19 +130,11 @@ def nearest_emd(
 
 
 @njit(cache=True)
-def _nearest_emd_span(
-    points: np.ndarray,
-    start: int,
-    stop: int,
-    centers: np.ndarray,
-    center_bary: np.ndarray,
-    ground: np.ndarray,
-    order: np.ndarray,
-    embed: np.ndarray,
-    labels: np.ndarray,
-    dists: np.ndarray,
-) -> None:
-    """:func:`nearest_emd` for the points ``[start, stop)``, with scratch of its own."""
+def _nearest_emd_span(points: np.ndarray, start: int, stop: int, centers: np.ndarray, center_bary: np.ndarray,
+                      ground: np.ndarray, order: np.ndarray, embed: np.ndarray, labels: np.ndarray,
+                      dists: np.ndarray) -> None:  # fmt: skip
+    """:func:`nearest_emd` for the points ``[start, stop)`` (``center_bary``: the centers'
+    barycenters), with scratch of its own."""
     k = ground.shape[0]
     n_centers = centers.shape[0]
     bins = np.empty(k, np.int64)
