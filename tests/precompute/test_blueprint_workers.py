@@ -27,21 +27,15 @@ QUICK = ["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--it
 TWO = [*QUICK, "--workers", "2"]
 
 
-@pytest.fixture(scope="module")
-def cards(quick_cards) -> Path:
-    """The quick card abstraction (built once for the run), copied into every run's folder."""
-    return quick_cards
-
-
 def fresh(cards: Path, folder: Path) -> Path:
     shutil.copytree(cards, folder / "cards")
     return folder
 
 
 @pytest.fixture(scope="module")
-def local_run(cards, tmp_path_factory) -> Path:
+def local_run(quick_cards, tmp_path_factory) -> Path:
     """The reference: 2 local workers, uninterrupted."""
-    out = fresh(cards, tmp_path_factory.mktemp("local"))
+    out = fresh(quick_cards, tmp_path_factory.mktemp("local"))
     assert main([*TWO, "--out", str(out)]) == 0
     return out
 
@@ -90,9 +84,9 @@ def test_the_workers_trained_and_the_blueprint_loads(local_run):
     assert bp.strategy_at(bp.root, [48, 49]).sum() == pytest.approx(1)
 
 
-def test_two_ray_tasks_equal_two_local_workers_bit_for_bit_even_when_a_task_dies(cards, local_run, tmp_path):
+def test_two_ray_tasks_equal_two_local_workers_bit_for_bit_even_when_a_task_dies(quick_cards, local_run, tmp_path):
     pytest.importorskip("ray", reason="--ray needs the 'cluster' extra: pip install -e '.[cluster]'")
-    out = fresh(cards, tmp_path)
+    out = fresh(quick_cards, tmp_path)
     killed: list[int] = []
 
     def kill_one_running_task(proc: subprocess.Popen) -> None:
@@ -121,8 +115,8 @@ def test_two_ray_tasks_equal_two_local_workers_bit_for_bit_even_when_a_task_dies
     assert_same_run(local_run, out)
 
 
-def test_a_killed_driver_resumes_to_the_uninterrupted_arrays(cards, local_run, tmp_path):
-    out = fresh(cards, tmp_path)
+def test_a_killed_driver_resumes_to_the_uninterrupted_arrays(quick_cards, local_run, tmp_path):
+    out = fresh(quick_cards, tmp_path)
     args = [*TWO, "--out", str(out), "--checkpoint-minutes", "0"]
     proc = driver(*args)
     wait_for(out / "checkpoint.mccfr", proc)
@@ -140,8 +134,8 @@ def test_a_killed_driver_resumes_to_the_uninterrupted_arrays(cards, local_run, t
     assert_same_run(local_run, out)
 
 
-def test_a_killed_local_worker_is_restarted_and_its_block_run_again(cards, local_run, tmp_path):
-    out = fresh(cards, tmp_path)
+def test_a_killed_local_worker_is_restarted_and_its_block_run_again(quick_cards, local_run, tmp_path):
+    out = fresh(quick_cards, tmp_path)
     proc = driver(*TWO, "--out", str(out), "--checkpoint-minutes", "0")
     wait_for(out / "checkpoint.mccfr", proc)
     os.kill(worker_pids(proc.pid)[1], signal.SIGKILL)
@@ -151,7 +145,7 @@ def test_a_killed_local_worker_is_restarted_and_its_block_run_again(cards, local
     assert_same_run(local_run, out)
 
 
-def test_bad_worker_options_are_one_sentence(cards, local_run, tmp_path, capsys):
+def test_bad_worker_options_are_one_sentence(quick_cards, local_run, tmp_path, capsys):
     def refused(*args: str) -> str:
         assert main([*QUICK, "--out", str(tmp_path / "x"), *args]) == 2
         err = capsys.readouterr().err.strip()
@@ -170,7 +164,7 @@ def test_bad_worker_options_are_one_sentence(cards, local_run, tmp_path, capsys)
     hint = "trained by 2 workers in blocks of 128; continue it with --workers 2 --block 128"
     assert main([*QUICK, "--out", str(more), "--workers", "3"]) == 2 and hint in capsys.readouterr().err
     assert main([*QUICK, "--out", str(more)]) == 2 and hint in capsys.readouterr().err
-    threads = fresh(cards, tmp_path / "threads")
+    threads = fresh(quick_cards, tmp_path / "threads")
     assert main([*QUICK, "--out", str(threads), "--iterations", "128", "--schedule-iterations", "2048"]) == 0
     assert main([*QUICK, "--out", str(threads), "--workers", "2"]) == 2
     assert "trained with threads on one machine; continue it without --workers and --ray" in capsys.readouterr().err
