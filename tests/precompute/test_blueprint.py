@@ -19,16 +19,17 @@ from protocol.rules import CALL, FOLD, raise_to
 from solver.artifacts import ArtifactError, compress, load_artifact, read_header
 from solver.bets import parse_abstraction
 from solver.tree import build_tree
+from tests.precompute.conftest import QUICK_BLUEPRINT
 
-QUICK = ["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--block", "512"]
+QUICK = QUICK_BLUEPRINT
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """One straight quick run (2 threads, 4,096 iterations) and one (1 thread) trained
-    to 2,048 iterations on the schedule of 4,096, then continued to 4,096."""
-    straight = tmp_path_factory.mktemp("straight")
-    assert main([*QUICK, "--out", str(straight)]) == 0
+def runs(tmp_path_factory, quick_blueprint):
+    """One straight quick run (2 threads, 4,096 iterations: the shared one) and one
+    (1 thread) trained to 2,048 iterations on the schedule of 4,096, then continued to 4,096."""
+    straight = tmp_path_factory.mktemp("straight") / "run"
+    shutil.copytree(quick_blueprint, straight)
     resumed = tmp_path_factory.mktemp("resumed")
     shutil.copytree(straight / "cards", resumed / "cards")  # deterministic; saves rebuilding it
     first = ["--out", str(resumed), "--threads", "1", "--iterations", "2048", "--schedule-iterations", "4096"]

@@ -22,12 +22,11 @@ from solver.tree import CHANCE, DECISION
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory, quick_cards):
-    """A quick blueprint run on the shared quick cards: its folder holds blueprint.art and
+def quick(tmp_path_factory, quick_blueprint):
+    """The shared quick blueprint run (a copy): its folder holds blueprint.art and
     checkpoint.mccfr."""
-    out = tmp_path_factory.mktemp("quick")
-    shutil.copytree(quick_cards, out / "cards")  # `blueprint --quick` builds these when missing
-    assert main(["blueprint", "--game", "holdem.nolimit.2p", "--quick", "--quiet", "--out", str(out)]) == 0
+    out = tmp_path_factory.mktemp("quick") / "run"
+    shutil.copytree(quick_blueprint, out)
     return out
 
 

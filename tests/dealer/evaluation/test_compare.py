@@ -17,27 +17,28 @@ from dealer.evaluation.matchlog import EvaluationError, read_match_log
 from dealer.evaluation.render import finite
 from dealer.evaluation.report import report_match
 
-
-def _run(out: Path, seats: str, names: str, seed: int = 4) -> list[Path]:
-    result = subprocess.run(
-        [sys.executable, "-m", "dealer.cli", "run", *seats.split(), "--hands", "200", "--duplicate", "--seed", str(seed),
-         "--names", names, "--out", str(out), "--quiet"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return sorted(out.glob("*.log"))
+RUNS = {  # name: seats, seat names, seed
+    "random": ("random call", "random,call", 4),
+    "twin": ("random call", "twin,call", 4),  # the same bot under another name
+    "fold": ("fold call", "folder,call", 4),
+    "other-seed": ("fold call", "folder,call", 5),
+    "random-5": ("random call", "random,call", 5),
+}
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, list[Path]]:
+    """Five duplicate 200-hand matches (``dealer run``), started together."""
     root = tmp_path_factory.mktemp("compare")
-    return {
-        "random": _run(root / "random", "random call", "random,call"),
-        "twin": _run(root / "twin", "random call", "twin,call"),  # the same bot under another name
-        "fold": _run(root / "fold", "fold call", "folder,call"),
-        "other-seed": _run(root / "other-seed", "fold call", "folder,call", seed=5),
-        "random-5": _run(root / "random-5", "random call", "random,call", seed=5),
-    }
+    procs = {}
+    for name, (seats, names, seed) in RUNS.items():
+        command = [sys.executable, "-m", "dealer.cli", "run", *seats.split(), "--hands", "200", "--duplicate",
+                   "--seed", str(seed), "--names", names, "--out", str(root / name), "--quiet"]  # fmt: skip
+        procs[name] = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for name, proc in procs.items():
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"{name}: {err}"
+    return {name: sorted((root / name).glob("*.log")) for name in RUNS}
 
 
 def test_the_same_bot_under_another_name_plays_every_hand_alike(runs):
