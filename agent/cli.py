@@ -113,6 +113,9 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
+    p.add_argument("--open-unsafe-weight", type=float, default=None, metavar="W",
+                   help="the unsafe weight of solves where the agent faces no bet (it opens the round's betting); "
+                        "default: --unsafe-weight")
     p.add_argument("--gadget", choices=SAFE_GADGETS, default=SAFE_GADGETS[0],
                    help=f"the root gadget of a hand's first safe solve (default {SAFE_GADGETS[0]})")
     p.add_argument("--later-gadget", choices=SAFE_GADGETS, default=None,
@@ -139,7 +142,7 @@ def _solve_settings(args: argparse.Namespace) -> SolveSettings:
 
     return SolveSettings(
         args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root, args.new_round_alternatives,
-        args.river_sizes,
+        args.river_sizes, args.open_unsafe_weight,
     ).validated()
 
 
@@ -245,7 +248,7 @@ def lbr(args: argparse.Namespace) -> int:
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
                        args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from,
                        args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root,
-                       args.new_round_alternatives, args.river_sizes)  # fmt: skip
+                       args.new_round_alternatives, args.river_sizes, args.open_unsafe_weight)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()

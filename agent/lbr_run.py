@@ -59,6 +59,7 @@ class RunConfig:
     solve_root: str = "decision"  # runs written before the option existed resume with it
     new_round_alternatives: str = "estimated"  # likewise
     river_sizes: str = SUBGAME_ABSTRACTION  # likewise
+    open_unsafe_weight: float | None = None  # likewise
 
 
 @dataclass

@@ -168,6 +168,12 @@ class SolveSettings:
             solve, where the blueprint can follow the hand; else the estimates).
         river_sizes: the bet sizes of a subgame of the last round (an
             :func:`solver.bets.parse_abstraction` spec, ``--river-sizes``).
+        open_unsafe_weight: the unsafe weight of a solve rooted where the agent faces
+            no bet (it opens the round's betting: first to act, or after a check); None:
+            ``unsafe_weight`` there too (``--open-unsafe-weight``).  Kept apart because
+            the river solve lost most where it opened the river and a weight of 100
+            everywhere bet there more like the blueprint, but lost where the agent
+            faced a bet (docs/results/2026-11-29-unsafe-weight.md).
     """
 
     gadget: str = GADGET_KERNEL
@@ -177,6 +183,12 @@ class SolveSettings:
     root: str = "decision"
     new_round: str = "estimated"
     river_sizes: str = SUBGAME_ABSTRACTION
+    open_unsafe_weight: float | None = None
+
+    def unsafe_weight_at(self, root: State, me: int) -> float:
+        """The unsafe weight of a solve rooted at ``root`` for seat ``me``."""
+        opens = root.current_player == me and root.amount_to_call() == 0
+        return self.open_unsafe_weight if self.open_unsafe_weight is not None and opens else self.unsafe_weight
 
     @property
     def later(self) -> str:
@@ -190,6 +202,8 @@ class SolveSettings:
                 raise ValueError(f"unknown {name} {value!r} (expected one of {', '.join(SAFE_GADGETS)})")
         if not self.unsafe_weight >= 0:
             raise ValueError(f"the unsafe weight must be a non-negative number, got {self.unsafe_weight}")
+        if self.open_unsafe_weight is not None and not self.open_unsafe_weight >= 0:
+            raise ValueError(f"the open unsafe weight must be a non-negative number, got {self.open_unsafe_weight}")
         if self.root not in SOLVE_ROOTS:
             raise ValueError(f"unknown solve root {self.root!r} (expected one of {', '.join(SOLVE_ROOTS)})")
         if self.new_round not in NEW_ROUND_ALTERNATIVES:
@@ -390,7 +404,7 @@ class SolvingStage:
 
     def _hook(self, subgame: Subgame, ranges: np.ndarray, me: int, alternatives: np.ndarray, gadget: str) -> GadgetHook:
         """The safe root hook ``gadget`` of a new subgame."""
-        return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight, gadget)
+        return safe_hook(subgame, ranges, me, alternatives, self.settings.unsafe_weight_at(subgame.root, me), gadget)
 
     def _start(
         self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,

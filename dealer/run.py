@@ -613,6 +613,11 @@ def run_command(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"dealer run: --out {out} is a file, not a folder", file=sys.stderr)
         return 2
+    if not args.resume and (out / RUN_FILE).exists():
+        # A second run here would rewrite the match logs and append to the decision logs.
+        print(f"dealer run: {out} holds an earlier run ({RUN_FILE}); finish it with dealer run --resume "
+              f"{shlex.quote(str(out))}, or give this run another --out", file=sys.stderr)  # fmt: skip
+        return 2
     created = not out.exists()  # a run that plays no hand removes the folder it made, and only that
     try:
         (out / "decisions").mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agent import solving
 from agent.player import Agent
 from agent.solving import SolveSettings, SolvingStage, warm_up
 from agent.strategist import AgentStrategist
@@ -14,7 +15,7 @@ from protocol.gamedef import load_game
 from protocol.rules import Action, ActionType
 from protocol.wire import parse_matchstate
 from solver.follow import TranslationMemory, skip_chance, walk
-from solver.subgame.alternatives import FIRST_GADGET, blueprint_alternatives
+from solver.subgame.alternatives import FIRST_GADGET, blueprint_alternatives, safe_hook
 from solver.subgame.gadgets import hand_weights
 from solver.tree import DECISION
 from tests.agent.test_strategist import StandInBlueprint
@@ -121,6 +122,24 @@ def test_every_offered_gadget_keeps_the_same_bound(gadget):
 def test_solve_settings_name_what_is_wrong(settings, wrong):
     with pytest.raises(ValueError, match=wrong):
         settings.validated()
+
+
+def test_the_open_unsafe_weight_serves_only_solves_where_the_agent_faces_no_bet(monkeypatch):
+    weights = []
+
+    def recording_hook(subgame, ranges, me, alternatives, unsafe_weight, gadget):
+        weights.append(unsafe_weight)
+        return safe_hook(subgame, ranges, me, alternatives, unsafe_weight, gadget)
+
+    monkeypatch.setattr(solving, "safe_hook", recording_hook)
+    settings = SolveSettings(iterations=20, unsafe_weight=0.5, open_unsafe_weight=100.0)
+    # Seat 1 faces the river shove; seat 1 after seat 0 checked the river; seat 0 first to act.
+    for state in (SHOVE, "MATCHSTATE:1:0:cc/cc/cc/c:|AsKd/2c7hKs/9d/3h", "MATCHSTATE:0:0:cc/cc/cc/:AsKd|/2c7hKs/9d/3h"):
+        make_agent(NavigableStandIn(), settings).decide(parse_matchstate(state, GAME))
+    assert weights == [0.5, 100.0, 100.0]
+    assert SolveSettings(unsafe_weight=0.5).unsafe_weight_at(parse_matchstate(SHOVE, GAME).state, 1) == 0.5
+    with pytest.raises(ValueError, match="open unsafe weight"):
+        SolveSettings(open_unsafe_weight=-1.0).validated()
 
 
 def test_an_unsafe_first_solve_breaks_the_same_bound():

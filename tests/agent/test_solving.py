@@ -413,10 +413,12 @@ def test_the_command_line_sets_every_solve_setting():
 
     args = build_parser().parse_args(
         ["connect", "127.0.0.1", "1", "--later-gadget", "resolve", "--solve-root", "round", "--new-round-alternatives",
-         "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5", "--river-sizes", RIVER_RERAISE_SIZES]
+         "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5", "--river-sizes", RIVER_RERAISE_SIZES,
+         "--open-unsafe-weight", "100"]
     )  # fmt: skip
     assert _solve_settings(args) == SolveSettings(unsafe_weight=0.5, iterations=40, later_gadget="resolve", root="round",
-                                                  new_round="blueprint", river_sizes=RIVER_RERAISE_SIZES)  # fmt: skip
+                                                  new_round="blueprint", river_sizes=RIVER_RERAISE_SIZES,
+                                                  open_unsafe_weight=100.0)  # fmt: skip
     assert _solve_settings(build_parser().parse_args(["connect", "127.0.0.1", "1"])) == SolveSettings()
 
 

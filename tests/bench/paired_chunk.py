@@ -15,6 +15,9 @@ saves the chunk's paired per-hand values as ``DATA-seedS.json.gz`` and prints th
 comparison of every ``DATA-seed*.json.gz`` chunk: the figures of all the chunks' logs
 together, without the logs (:mod:`dealer.evaluation.pooled`).  A seed already in DATA is
 refused before anything is played (the same deals twice would count twice).
+``--baseline-logs FOLDER`` takes the baseline's side from a finished ``dealer run`` of
+the same seat, opponent, seed and hands (its ``run.json`` is checked) instead of playing
+it again: the same code plays the same deals the same way, so only the candidate is new.
 
 The default is the pre-registered comparison of issue 26 (docs/results/2026-11-28-no-raises-in-early-searches.md):
 ``agent-flop`` against ``agent`` facing ``equity``, seeds 301, 302, 303 until 2,500 pairs;
@@ -26,6 +29,7 @@ the headline before the first one; stopping when p crosses a line is not a test.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -56,6 +60,21 @@ def run_args(kind: str, options: str) -> list[str]:
     return [kind, f"--agent-args={options}"]
 
 
+def baseline_mismatch(folder: Path, wanted: dict) -> str | None:
+    """Why ``folder`` cannot stand for the baseline's run (``wanted``: ``run.json``'s
+    values it must have), or None when it can."""
+    try:
+        run = json.loads((folder / "run.json").read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        return f"no readable run.json ({e.__class__.__name__})"
+    for key, value in wanted.items():
+        if run.get(key) != value:
+            return f"its run.json has {key} {run.get(key)!r}, this chunk needs {value!r}"
+    if len(list(folder.glob("*.log"))) != 2:
+        return "it does not hold the two match logs of a finished duplicate run"
+    return None
+
+
 def _dealer(*args: str) -> None:
     cmd = [sys.executable, "-m", "dealer.cli", *args]
     print("+ dealer " + " ".join(args), flush=True)
@@ -77,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA,
                    help="the chunks' files are DATA-seedS.json.gz (default docs/results/data/flop2-vs-river)")  # fmt: skip
     p.add_argument("--out", type=Path, default=ROOT / "matches" / "chunks", help="match folders (default matches/chunks)")
+    p.add_argument("--baseline-logs", type=Path, metavar="FOLDER",
+                   help="a finished 'dealer run' of the baseline on this seed: its logs instead of playing it again")
     p.add_argument("--quick", action="store_true", help="10 hands a side (the tests' run of the plumbing)")
     args = p.parse_args(argv)
     hands = 10 if args.quick else args.hands
@@ -91,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         seats = {name: run_args(args.candidate, args.candidate_options), args.baseline: [args.baseline]}
     except ValueError as e:
         p.error(str(e))
+    if args.baseline_logs is not None:
+        wanted = {"seed": args.seed, "hands": hands, "duplicate": True, "names": f"{args.baseline},{args.opponent}",
+                  "seats": [args.baseline, args.opponent], "agent_args": ""}  # fmt: skip
+        wrong = baseline_mismatch(args.baseline_logs, wanted)
+        if wrong:
+            p.error(f"--baseline-logs {args.baseline_logs}: {wrong}")
     target = chunk_path(args.data, args.seed)
     if target.exists():
         p.error(f"{target} exists: seed {args.seed} is already a chunk; play another seed")
@@ -98,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     folders = {}
     for seat, (kind, *options) in seats.items():
+        if seat == args.baseline and args.baseline_logs is not None:
+            folders[seat] = args.baseline_logs
+            print(f"+ the baseline's logs: {args.baseline_logs}", flush=True)
+            continue
         folders[seat] = args.out / f"{seat}-seed{args.seed}"
         _dealer("run", kind, args.opponent, *options, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
                 str(folders[seat]), "--names", f"{seat},{args.opponent}", *(["--quiet"] if args.quick else []))  # fmt: skip

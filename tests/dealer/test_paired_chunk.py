@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 import subprocess
 import sys
@@ -12,9 +14,9 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "paired_chunk.py"
 
 
-def _chunk(tmp_path: Path, seed: int) -> subprocess.CompletedProcess:
+def _chunk(tmp_path: Path, seed: int, *more: str, data: str = "raise-vs-call") -> subprocess.CompletedProcess:
     cmd = [sys.executable, str(SCRIPT), "--quick", "--candidate", "raise", "--baseline", "call", "--opponent", "random",
-           "--seed", str(seed), "--data", str(tmp_path / "data" / "raise-vs-call"), "--out", str(tmp_path / "m")]  # fmt: skip
+           "--seed", str(seed), "--data", str(tmp_path / "data" / data), "--out", str(tmp_path / data), *more]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -30,6 +32,14 @@ def test_two_chunks_are_saved_and_the_second_prints_them_pooled(tmp_path):
     assert re.search(r"^\s+raw\s+40\s", pooled, re.M) and re.search(r"^\s+duplicate\s+20\s", pooled, re.M), pooled
     again = _chunk(tmp_path, 11)
     assert again.returncode == 2 and "seed 11 is already a chunk" in again.stderr
+    # The baseline's side from the first chunk's logs: the same values, without playing it again.
+    reused = _chunk(tmp_path, 11, "--baseline-logs", str(tmp_path / "raise-vs-call" / "call-seed11"), data="reused")
+    assert reused.returncode == 0, reused.stderr[-2000:]
+    assert reused.stdout.count("+ dealer run") == 1 and "the baseline's logs" in reused.stdout
+    same = [gzip.decompress((tmp_path / "data" / f"{name}-seed11.json.gz").read_bytes()) for name in ("raise-vs-call", "reused")]
+    assert json.loads(same[0])["values"] == json.loads(same[1])["values"]
+    other = _chunk(tmp_path, 12, "--baseline-logs", str(tmp_path / "raise-vs-call" / "call-seed11"), data="wrong")
+    assert other.returncode == 2 and "its run.json has seed 11, this chunk needs 12" in other.stderr
 
 
 def _load_script():

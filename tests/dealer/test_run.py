@@ -40,6 +40,10 @@ def test_heads_up_baselines_with_report_and_decision_logs(tmp_path):
     # The report names both seats with mbb/hand and a confidence interval.
     assert "mbb/hand" in result.stdout and "95% CI" in result.stdout
     assert "random" in result.stdout and "call" in result.stdout
+    # A second run in the same folder is refused: it would rewrite these logs.
+    again = dealer_run("call", "random", "--hands", "5", "--out", str(tmp_path))
+    assert again.returncode == 2 and "holds an earlier run (run.json)" in again.stderr
+    assert len(read_match_log(tmp_path / "match.log").hands) == 150
 
 
 def test_three_player_duplicate_plays_all_six_orders(tmp_path):
