@@ -215,13 +215,18 @@ def decompressed(path: str | Path, cache_dir: str | Path) -> Path:
     return target
 
 
-def compress(path: str | Path, target: str | Path | None = None) -> Path:
-    """Write an xz copy (preset 9 extreme) of ``path`` to ``target`` (default ``path`` + ``.xz``),
-    atomically; returns ``target``."""
+#: xz's smallest output (what ships: files under 50 MB), at minutes for a large blueprint.
+SHIP_PRESET = 9 | lzma.PRESET_EXTREME
+
+
+def compress(path: str | Path, target: str | Path | None = None, preset: int = SHIP_PRESET) -> Path:
+    """Write an xz copy of ``path`` to ``target`` (default ``path`` + ``.xz``), atomically;
+    returns ``target``.  ``preset``: xz's (0-9, optionally ``| lzma.PRESET_EXTREME``); any
+    preset reads back the same way."""
     path = Path(path)
     target = Path(target) if target is not None else path.with_name(path.name + ".xz")
     tmp = target.with_name(target.name + ".tmp")
-    with open(path, "rb") as src, lzma.open(tmp, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
+    with open(path, "rb") as src, lzma.open(tmp, "wb", preset=preset) as out:
         for chunk in iter(lambda: src.read(1 << 20), b""):
             out.write(chunk)
     os.replace(tmp, target)
