@@ -99,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         whole += share
         print(f"{street:<8} {len(d):>6} {d.mean():>13.1f} {half:>9.1f} {share:>19.1f}")
     print(f"{'all':<8} {total:>6} {'':>13} {'':>9} {whole:>19.1f}")
+    if args.estimator == "aivat":
+        # The rows are chosen by which actions were sampled; AIVAT's corrections at a
+        # seat's own decisions average to zero over all hands, not over such a subset.
+        print("(aivat: only the whole is unbiased; a row, 'alike' above all, is a subset chosen by the sampled "
+              "actions, where the corrections need not average to zero: split with --estimator raw)")
     return 0
 
 

@@ -126,6 +126,8 @@ def split(files: list[Path], logs: Path | None) -> None:
         print(f"{key[0]:8s} {key[1]:4s} {key[2]:10s} {len(d):6d} {d[:, 0].mean():11.1f} {d[:, 0].sum() / total:8.1f} "
               f"{d[:, 1].mean():10.1f} {d[:, 1].sum() / total:8.1f}")
     print(f"{'river':24s} {sum(len(v) for v in groups.values()):6d} {'':11s} {whole[0]:8.1f} {'':10s} {whole[1]:8.1f}")
+    print("(aivat: a row is a subset chosen by the sampled actions, where AIVAT's corrections need not average "
+          "to zero; only the whole comparison is unbiased, so raw is the cleaner split)")
     print("\nwhere one arm bet or raised and the other did not: the opponent's answer to that bet "
           "(f, c, r), hands and the raw mean difference on them")
     for key in sorted(answers):
