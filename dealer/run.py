@@ -613,11 +613,6 @@ def run_command(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"dealer run: --out {out} is a file, not a folder", file=sys.stderr)
         return 2
-    if not args.resume and (out / RUN_FILE).exists():
-        # A second run here would rewrite the match logs and append to the decision logs.
-        print(f"dealer run: {out} holds an earlier run ({RUN_FILE}); finish it with dealer run --resume "
-              f"{shlex.quote(str(out))}, or give this run another --out", file=sys.stderr)  # fmt: skip
-        return 2
     created = not out.exists()  # a run that plays no hand removes the folder it made, and only that
     try:
         (out / "decisions").mkdir(parents=True, exist_ok=True)
@@ -643,6 +638,10 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             check_logs(out, matches, plan, settings)
+        elif (out / RUN_FILE).exists():
+            # A second run here would rewrite the match logs and append to the decision logs.
+            raise RunFailed(f"{out} holds an earlier run ({RUN_FILE}); finish it with dealer run --resume "
+                            f"{shlex.quote(str(out))}, or give this run another --out")  # fmt: skip
         else:
             tmp = out / (RUN_FILE + ".tmp")  # whole or absent: a run killed now leaves no half a file
             tmp.write_text(json.dumps(settings, indent=1) + "\n")

@@ -128,6 +128,7 @@ def test_an_interrupted_run_resumes_to_the_log_of_an_uninterrupted_one(tmp_path)
 def test_a_folder_another_run_plays_in_is_refused(tmp_path):
     import fcntl
 
+    (tmp_path / "run.json").write_text("{}\n")  # a playing run has written its settings
     with open(tmp_path / "run.lock", "w") as lock:  # as a running `dealer run` holds it
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         result = dealer_run("--hands", "5", "--out", str(tmp_path))
