@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent.solving import SolveSettings
 
 #: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
-#: agent.solving.SUBGAME_ABSTRACTION and RIVER_RERAISE_SIZES, solver.subgame.alternatives.SAFE_GADGETS
+#: agent.solving.SUBGAME_ABSTRACTION, RIVER_RERAISE_SIZES and TURN_SEARCHES, solver.subgame.alternatives.SAFE_GADGETS
 #: and agent.strategist.ALL_IN_RULES, copied so that --help loads
 #: neither the agent nor numpy (tests/test_help.py checks they agree).
 ACTION_FLOOR = 0.05
@@ -27,6 +27,7 @@ SAFE_ITERATIONS = 300
 SUBGAME_ABSTRACTION = "0.5,1,2;allin;cap=2"
 RIVER_RERAISE_SIZES = "0.5,1,2;raise=1;allin;cap=3"
 SAFE_GADGETS = ("maxmargin-unsafe", "maxmargin", "resolve")
+TURN_SEARCHES = ("auto", "full", "depth-limited")
 ALL_IN_RULES = ("solve", "equity")
 ALL_IN_HELP = ("facing an all-in with nothing left to decide: solve solves the spot safe on the turn and river "
                "(the blueprint before), equity calls when the equity against the modelled range pays the price "
@@ -111,6 +112,10 @@ def _add_strategist_options(p: argparse.ArgumentParser) -> None:
         help="the first round solved in real time (default river; turn: one bet size there, seconds per solve; "
              "flop: also depth-limited flop search, unsafe, seconds per solve)",
     )  # fmt: skip
+    p.add_argument("--turn-search", choices=TURN_SEARCHES, default=TURN_SEARCHES[0],
+                   help="a turn solve (--solve-from turn or flop): full-depth where the time allows and depth-limited "
+                        "where it does not (auto, the default), full-depth or the blueprint (full), or always "
+                        "depth-limited, ending with the turn")
     p.add_argument("--unsafe-weight", type=float, default=UNSAFE_WEIGHT,
                    help=f"weight of the modelled range beside the safety margins in solves (default {UNSAFE_WEIGHT})")
     p.add_argument("--open-unsafe-weight", type=float, default=None, metavar="W",
@@ -142,7 +147,7 @@ def _solve_settings(args: argparse.Namespace) -> SolveSettings:
 
     return SolveSettings(
         args.gadget, args.unsafe_weight, args.solve_iterations, args.later_gadget, args.solve_root, args.new_round_alternatives,
-        args.river_sizes, args.open_unsafe_weight,
+        args.river_sizes, args.open_unsafe_weight, args.turn_search,
     ).validated()
 
 
@@ -248,7 +253,8 @@ def lbr(args: argparse.Namespace) -> int:
     config = RunConfig(args.game, args.setting, args.seed, str(args.blueprint) if args.blueprint else None, args.blueprint_only,
                        args.time_budget, args.target, samples, args.action_floor, args.all_in, args.solve_from,
                        args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root,
-                       args.new_round_alternatives, args.river_sizes, args.open_unsafe_weight)  # fmt: skip
+                       args.new_round_alternatives, args.river_sizes, args.open_unsafe_weight,
+                       args.turn_search)  # fmt: skip
     try:
         check_game(game)
         limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()

@@ -60,6 +60,7 @@ class RunConfig:
     new_round_alternatives: str = "estimated"  # likewise
     river_sizes: str = SUBGAME_ABSTRACTION  # likewise
     open_unsafe_weight: float | None = None  # likewise
+    turn_search: str = "full"  # what runs written before the option played
 
 
 @dataclass

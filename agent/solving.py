@@ -28,6 +28,16 @@ subgame cannot afford (an off-tree flop bet is re-solved the same way from the r
 state).  The turn's first solve after it is safe against the blueprint's values, as a
 hand's first solve.
 
+On the turn the solve is full-depth (turn and river) where the time manager can afford
+it, otherwise depth-limited (``--turn-search auto``, the default): it ends with the turn,
+the opponent choosing among the same continuations at its leaves on a pool of sampled
+rivers, and, unlike the flop's, it is safe at its root as a full-depth turn solve is
+(the blueprint's values of the turn and river are affordable).  "Afford" is judged twice:
+at the turn's start (both players' first choice in the tree) a budget under
+:data:`TURN_START_MIN_BUDGET` goes depth-limited at once; elsewhere the full-depth solve
+starts, and when its pace says it will not reach :data:`MIN_ITERATIONS` the remaining time
+goes to a depth-limited solve instead of the blueprint.
+
 Each solve runs against a deadline from the time manager and falls back to its
 average strategy so far, or (if it managed no iteration) to the blueprint.
 """
@@ -142,6 +152,20 @@ DL_START_MIN_BUDGET = 3.2
 #: same match 192 of 202 such solves gave up on their pace after 0.8 s in median and the
 #: blueprint answered; the 10 that reached MIN_ITERATIONS had 1.1-1.9 s (20-23 iterations).
 TURN_START_MIN_BUDGET = 2.0
+#: How the turn is searched (``--turn-search``): ``auto``, full-depth where it fits the
+#: budget and depth-limited where it does not; ``full``, full-depth or the blueprint (the
+#: agent until 2026-11-29); ``depth-limited``, always depth-limited.
+TURN_SEARCHES = ("auto", "full", "depth-limited")
+#: A depth-limited turn solve is not started with less time than this (seconds), nor with
+#: less than :data:`TURN_DL_START_MIN_BUDGET` at the turn's start (both players' first
+#: choice in the tree).  On the bench's turn spot (2 threads, a pool of :data:`DL_POOL`
+#: rivers, k = 4, uniform ranges; a 2-core EPYC with 8 MB of L3, 2026-11-29) MIN_ITERATIONS
+#: took about 0.9 s from the turn's start (10 iterations in 0.6 s while the rivers' trees
+#: are built, 23 in 1.0 s) and 0.75 s after a check (12 in 0.6 s, 45 in 1.0 s:
+#: ``tests/bench/bench_depth_limited.py --spot turn|turn-check``); a safe solve adds the
+#: blueprint's values at its root (about 0.17 s).
+TURN_DL_MIN_BUDGET = 1.0
+TURN_DL_START_MIN_BUDGET = 1.2
 
 
 @dataclass(frozen=True)
@@ -174,6 +198,7 @@ class SolveSettings:
             the river solve lost most where it opened the river and a weight of 100
             everywhere bet there more like the blueprint, but lost where the agent
             faced a bet (docs/results/2026-11-29-unsafe-weight.md).
+        turn: how a turn solve is run, one of :data:`TURN_SEARCHES` (``--turn-search``).
     """
 
     gadget: str = GADGET_KERNEL
@@ -184,6 +209,7 @@ class SolveSettings:
     new_round: str = "estimated"
     river_sizes: str = SUBGAME_ABSTRACTION
     open_unsafe_weight: float | None = None
+    turn: str = "auto"
 
     def unsafe_weight_at(self, root: State, me: int) -> float:
         """The unsafe weight of a solve rooted at ``root`` for seat ``me``."""
@@ -213,6 +239,8 @@ class SolveSettings:
             parse_abstraction(self.river_sizes)
         except AbstractionError as e:
             raise ValueError(f"river sizes {self.river_sizes!r}: {e}") from None
+        if self.turn not in TURN_SEARCHES:
+            raise ValueError(f"unknown turn search {self.turn!r} (expected one of {', '.join(TURN_SEARCHES)})")
         if self.iterations < MIN_ITERATIONS:
             raise ValueError(f"a safe solve needs at least {MIN_ITERATIONS} iterations, got {self.iterations}")
         return self
@@ -408,7 +436,7 @@ class SolvingStage:
 
     def _start(
         self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
-        scale: float, leaf_seed: int, memory: TranslationMemory | None = None,
+        scale: float, leaf_seed: int, memory: TranslationMemory | None = None, depth_limited: bool = False,
     ) -> _Run:
         """Build the subgame at ``state`` (``me`` to act) and its solver from the two
         ranges (``ranges_hp``, HOLE_PAIRS order, by player), and pick the root gadget:
@@ -416,8 +444,10 @@ class SolvingStage:
         hand's first solve, or the first after a depth-limited one), or none (unsafe)
         where those cannot be had.  Before the turn the subgame is depth-limited and
         unsafe, its leaves valued from the blueprint (``leaf_seed`` draws their runouts,
-        ``memory`` holds the hand's translations before the root)."""
-        depth_limited = self.depth_limited_at(state)
+        ``memory`` holds the hand's translations before the root); with
+        ``depth_limited`` a turn subgame is depth-limited too, and safe as a full-depth one."""
+        before_turn = self.depth_limited_at(state)
+        depth_limited = depth_limited or before_turn
         subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale, depth_limited=depth_limited)
         ranges = np.zeros((2, subgame.n_hands))
         for player in range(2):
@@ -427,8 +457,18 @@ class SolvingStage:
             leaves = BlueprintLeafValues(subgame, view.valuer, me, DL_CONTINUATIONS, seed=leaf_seed, memory=memory,
                                          pool=DL_POOL)
             solver = DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me, threads=self.threads)
-            return _Run(solver, None, DEPTH_LIMITED_KIND)
+            if before_turn:
+                return _Run(solver, None, DEPTH_LIMITED_KIND)
+            run = self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp)
+            return run._replace(kind=f"depth-limited-{run.kind}")
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
+        return self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp)
+
+    def _safe_run(
+        self, solver: SubgameSolver | DepthLimitedSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int,
+        previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
+    ) -> _Run:
+        """``solver`` with its root gadget (see :meth:`_start`)."""
         first = previous is None or previous.depth_limited
         if not first and self.settings.new_round == "blueprint" and state.round > previous.subgame.root.round:
             run = self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
@@ -444,8 +484,8 @@ class SolvingStage:
         return self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
 
     def _first_run(
-        self, solver: SubgameSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int, view: BlueprintView,
-        ranges_hp: np.ndarray,
+        self, solver: SubgameSolver | DepthLimitedSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int,
+        view: BlueprintView, ranges_hp: np.ndarray,
     ) -> _Run:
         """A solve safe against the blueprint's values at ``state`` (a hand's first), or
         unsafe where the blueprint cannot value it (its tree lost the hand)."""
@@ -464,7 +504,8 @@ class SolvingStage:
         blueprint there) from the agent's range and the opponent's, against the clock."""
         state = root if root is not None else match.state
         budget = clock.solve_budget()
-        if budget <= 0 or budget < min_budget(state):
+        plan = search_plan(state, budget, self.settings.turn, view.valuer is not None)
+        if plan is None:
             return None  # a round-start root then leaves the decision its own solve, with the same time
         if hand.scale is None:
             hand.scale = draw_size_scale(self.rng, SIZE_JITTER)
@@ -478,12 +519,12 @@ class SolvingStage:
 
         def work(deadline: Deadline, publish: Callable[[_Run], None]) -> _Run:
             # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
-            run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory)
+            run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, plan == DEPTH_LIMITED)
             # The plain subgame's exploitability says nothing of a gadget's margins, and a
             # depth-limited one's would need many runouts: those stop at an iteration count.
             checked = run.hook is None and not isinstance(run.solver, DepthLimitedSolver)
             # A depth-limited solve's first iterations build its leaves (slower than the rest):
-            # their pace says little, and DL_MIN_BUDGET keeps those solves long enough anyway.
+            # their pace says little, and its least budget keeps those solves long enough anyway.
             paced = not isinstance(run.solver, DepthLimitedSolver)
             first_done = 0.0
             while not deadline.expired():
@@ -493,7 +534,13 @@ class SolvingStage:
                 if paced and done == 0:
                     first_done = time.perf_counter()
                 elif paced and out_of_reach(done, time.perf_counter() - first_done, deadline.remaining()):
-                    break
+                    if plan != FULL_THEN_DEPTH_LIMITED or deadline.remaining() < turn_dl_floor(state):
+                        break
+                    # The full-depth turn will not make it: the rest of the time goes to a
+                    # depth-limited solve of the same turn (played only if it gets far enough).
+                    run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, True)
+                    checked = paced = False
+                    continue
                 if checked and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
                     break
                 if not checked and run.solver.iterations >= self.settings.iterations:
@@ -523,17 +570,44 @@ class SolvingStage:
                            exploitability)
 
 
-def min_budget(root: State) -> float:
-    """The least budget a solve rooted at ``root`` is started with: a depth-limited (flop)
-    solve :data:`DL_START_MIN_BUDGET` at the start of the round, else :data:`DL_MIN_BUDGET`;
-    a turn solve at the start of the turn :data:`TURN_START_MIN_BUDGET`; other solves any
-    (their pace is judged as they run: :func:`out_of_reach`)."""
+#: How a solve is run (:func:`search_plan`): full-depth; depth-limited; full-depth, and
+#: depth-limited with the rest of the time if the full-depth one's pace falls short.
+FULL, DEPTH_LIMITED, FULL_THEN_DEPTH_LIMITED = "full", "depth-limited", "full, then depth-limited"
+
+
+def search_plan(root: State, budget: float, turn: str = "auto", can_value: bool = True) -> str | None:
+    """How a solve rooted at ``root`` with ``budget`` seconds is run (:data:`FULL`,
+    :data:`DEPTH_LIMITED`, :data:`FULL_THEN_DEPTH_LIMITED`), or None: not started.
+
+    Before the turn: depth-limited, from :data:`DL_START_MIN_BUDGET` at the start of the
+    round, else :data:`DL_MIN_BUDGET`.  On the turn while bets are possible, by ``turn``
+    (one of :data:`TURN_SEARCHES`; depth-limited only where the blueprint can value the
+    leaves, ``can_value``): full-depth from :data:`TURN_START_MIN_BUDGET` at the turn's
+    start and with any budget after a first action; ``auto`` runs it with the
+    depth-limited fallback, and goes depth-limited at once where full-depth is not
+    started; depth-limited solves need :func:`turn_dl_floor`.  Other solves: full-depth
+    with any budget (their pace is judged as they run: :func:`out_of_reach`).
+    """
+    if budget <= 0:
+        return None
     at_start = not root.actions[root.round]
     if SolvingStage.depth_limited_at(root):
-        return DL_START_MIN_BUDGET if at_start else DL_MIN_BUDGET
-    if at_start and root.round == root.game.num_rounds - 2:
-        return TURN_START_MIN_BUDGET
-    return 0.0
+        return DEPTH_LIMITED if budget >= (DL_START_MIN_BUDGET if at_start else DL_MIN_BUDGET) else None
+    if root.round != root.game.num_rounds - 2:
+        return FULL
+    full = not at_start or budget >= TURN_START_MIN_BUDGET
+    if turn == "full" or not can_value or root.raise_bounds() is None:
+        return FULL if full else None
+    limited = DEPTH_LIMITED if budget >= turn_dl_floor(root) else None
+    if turn == "depth-limited" or not full:
+        return limited
+    return FULL_THEN_DEPTH_LIMITED
+
+
+def turn_dl_floor(root: State) -> float:
+    """The least budget of a depth-limited turn solve rooted at ``root``: more at the
+    turn's start, whose tree holds both players' first choice."""
+    return TURN_DL_START_MIN_BUDGET if not root.actions[root.round] else TURN_DL_MIN_BUDGET
 
 
 def out_of_reach(done: int, spent: float, remaining: float, need: int | None = None) -> bool:

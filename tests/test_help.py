@@ -64,7 +64,7 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     import agent.cli
     import precompute.cli
     import solver.cli
-    from agent.solving import RIVER_RERAISE_SIZES, SAFE_ITERATIONS, SUBGAME_ABSTRACTION
+    from agent.solving import RIVER_RERAISE_SIZES, SAFE_ITERATIONS, SUBGAME_ABSTRACTION, TURN_SEARCHES
     from agent.strategist import ALL_IN_RULES
     from agent.strategy import ACTION_FLOOR
     from dealer.evaluation.arguments import WARMUP
@@ -81,6 +81,7 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     assert agent.cli.SAFE_ITERATIONS == SAFE_ITERATIONS and agent.cli.SAFE_GADGETS == SAFE_GADGETS
     assert agent.cli.ALL_IN_RULES == ALL_IN_RULES
     assert (agent.cli.SUBGAME_ABSTRACTION, agent.cli.RIVER_RERAISE_SIZES) == (SUBGAME_ABSTRACTION, RIVER_RERAISE_SIZES)
+    assert agent.cli.TURN_SEARCHES == TURN_SEARCHES
     assert set(precompute.cli.PRESET_NAMES) == set(PRESETS)
     assert set(precompute.cli.BLUEPRINT_CARDS) == {name for name, config in PRESETS.items() if not config.river_map}
     assert (precompute.cli.DEFAULT_ACTIONS, precompute.cli.QUICK_ITERATIONS) == (DEFAULT_ACTIONS, QUICK_ITERATIONS)

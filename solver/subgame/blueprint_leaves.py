@@ -38,7 +38,7 @@ from solver.follow import walk as follow
 from solver.ranges import EVALUATE, WHOLE, walk
 from solver.subgame.alternatives import BlueprintRows, blueprint_pairs, blueprint_strategy
 from solver.subgame.depth_limited import BIAS_FACTOR, CONTINUATIONS, BiasPlan, bias_plan, biased_strategy
-from solver.subgame.leaf_walk import showdown_signs
+from solver.subgame.leaf_walk import showdown_signs, signed_sums
 from solver.subgame.range_solver import SharedParts, Subgame, SubgameError, assemble_subgame
 from solver.tree import DECISION, BettingTree, build_tree
 
@@ -241,7 +241,7 @@ def _showdown(signs: np.ndarray, state: State, trav: int, reach_o: np.ndarray) -
     committed by the loser (``signs`` from :func:`_showdown_signs`)."""
     if state.spent[0] != state.spent[1]:
         raise SubgameError(f"a showdown leaf with unequal stakes {state.spent}")
-    return float(state.spent[trav]) * (signs @ reach_o.astype(np.float32)).astype(np.float64)
+    return float(state.spent[trav]) * signed_sums(signs, reach_o.astype(np.float32))
 
 
 def _check_down(sg: Subgame) -> np.ndarray:

@@ -190,3 +190,20 @@ def showdown_signs(ranks: np.ndarray, live: np.ndarray, clash: np.ndarray) -> np
                 elif ranks[i] < ranks[j]:
                     out[i, j] = -1.0
     return out
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def signed_sums(signs: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """(hands,) ``signs @ reach`` (``signs`` from :func:`showdown_signs`, float32), in
+    float32 as numpy's product was.  Not numpy's product: a depth-limited solve values its
+    leaves on two threads, and two threads in OpenBLAS's own threaded product at once ran
+    the whole solve 2-3x slower on 2 cores (measured 2026-11-29, ``bench_depth_limited.py``).
+    ``fastmath`` lets the sums be vectorised (their order is the compiler's)."""
+    n, m = signs.shape
+    out = np.zeros(n)
+    for i in range(n):
+        total = np.float32(0.0)
+        for j in range(m):
+            total += signs[i, j] * reach[j]
+        out[i] = total
+    return out

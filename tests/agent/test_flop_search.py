@@ -160,3 +160,68 @@ def test_a_flop_solve_is_not_started_without_the_time_for_its_minimum_iterations
     agent, _ = flop_agent(blueprint, max_solve=DL_MIN_BUDGET / 2)
     decision = agent.decide(parse_matchstate(FLOP, GAME))
     assert decision.source == "blueprint" and "solve" not in agent.hand.notes
+
+
+# --- the depth-limited turn (``--turn-search``) ----------------------------------------------
+
+TURN = "MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d"  # position 0 opens the turn
+
+
+def turn_agent(blueprint, turn: str, max_solve: float = 30.0) -> tuple[Agent, SolvingStage]:
+    """An agent searching from the turn (``turn``: its turn search) whose solves stop after MIN_ITERATIONS."""
+    clock = TimeManager(TimeLimits(per_hand=60.0, max_solve=max_solve))
+    stage = SolvingStage(np.random.default_rng(0), settings=SolveSettings(iterations=MIN_ITERATIONS, turn=turn))
+    agent = Agent(GAME, AgentStrategist(blueprint, stage, seed=0, rounds_early=SOLVE_FROM["turn"]), clock, seed=0)
+    clock.hands = 20
+    return agent, stage
+
+
+def test_a_depth_limited_turn_solve_ends_with_the_turn_and_is_safe_at_its_root(blueprint):
+    """Unlike the flop's, a depth-limited turn solve has the blueprint's values at its root
+    (a hand's first solve): its gadget is the first solve's, its rows cover the range, and
+    the river after it gets its own first solve."""
+    agent, stage = turn_agent(blueprint, "depth-limited")
+    decision = agent.decide(parse_matchstate(TURN, GAME))
+    active = agent.hand.notes["solve"]
+    assert decision.source == f"depth-limited-{stage.settings.first_kind}" and active.depth_limited
+    assert active.solver.iterations == MIN_ITERATIONS
+    tree = active.subgame.tree
+    assert len(active.subgame.leaves) and (tree.kind[active.subgame.leaves] == CHANCE).all()
+    assert {int(r) for r in tree.round[tree.kind == DECISION]} == {2}  # the turn only: the river is behind the leaves
+    rows = decision.range.strategy()
+    blocked = np.array([bool({a, b} & (BOARD | {29})) for a, b in agent.hand_cards])  # 9d is card 29
+    assert np.allclose(rows[~blocked].sum(axis=1), 1.0) and not rows[blocked].any()
+    check = next(a for a in tree.actions(0) if a.kind.name == "CALL")
+    agent.decide(parse_matchstate(f"MATCHSTATE:0:0:r200c/cc/{check}c/:AsKd|/2c7hKs/9d/3h", GAME))
+    river = agent.hand.notes["solve"]
+    assert river is not active and not river.depth_limited and river.kind == stage.settings.first_kind
+
+
+def test_a_turn_too_short_for_full_depth_is_searched_depth_limited(blueprint):
+    """``auto``: at the turn's start a budget under TURN_START_MIN_BUDGET goes depth-limited
+    at once; ``full`` plays the blueprint there."""
+    from agent.solving import TURN_DL_START_MIN_BUDGET, TURN_START_MIN_BUDGET
+
+    budget = (TURN_DL_START_MIN_BUDGET + TURN_START_MIN_BUDGET) / 2
+    agent, _ = turn_agent(blueprint, "auto", max_solve=budget)
+    assert agent.decide(parse_matchstate(TURN, GAME)).source.startswith("depth-limited-")
+    agent, _ = turn_agent(blueprint, "full", max_solve=budget)
+    assert agent.decide(parse_matchstate(TURN, GAME)).source == "blueprint" and "solve" not in agent.hand.notes
+
+
+def test_a_full_depth_turn_solve_whose_pace_falls_short_hands_its_time_to_a_depth_limited_one(blueprint, monkeypatch):
+    """``auto`` after a first action: the full-depth solve starts, and when its pace says
+    it will not reach MIN_ITERATIONS the rest of the time goes to a depth-limited solve
+    (``full`` gives up and plays the blueprint)."""
+    import agent.solving as solving
+
+    monkeypatch.setattr(solving, "out_of_reach", lambda *args, **kwargs: True)
+    checked = "MATCHSTATE:1:0:r200c/cc/c:|AsKd/2c7hKs/9d"
+    agent, stage = turn_agent(blueprint, "auto")
+    started = []
+    start = stage._start
+    stage._start = lambda *args: started.append(args[-1]) or start(*args)
+    assert agent.decide(parse_matchstate(checked, GAME)).source.startswith("depth-limited-")
+    assert started == [False, True]  # full-depth first, then depth-limited
+    agent, _ = turn_agent(blueprint, "full")
+    assert agent.decide(parse_matchstate(checked, GAME)).source == "blueprint"

@@ -414,12 +414,15 @@ def test_the_command_line_sets_every_solve_setting():
     args = build_parser().parse_args(
         ["connect", "127.0.0.1", "1", "--later-gadget", "resolve", "--solve-root", "round", "--new-round-alternatives",
          "blueprint", "--solve-iterations", "40", "--unsafe-weight", "0.5", "--river-sizes", RIVER_RERAISE_SIZES,
-         "--open-unsafe-weight", "100"]
+         "--open-unsafe-weight", "100", "--turn-search", "depth-limited"]
     )  # fmt: skip
     assert _solve_settings(args) == SolveSettings(unsafe_weight=0.5, iterations=40, later_gadget="resolve", root="round",
                                                   new_round="blueprint", river_sizes=RIVER_RERAISE_SIZES,
-                                                  open_unsafe_weight=100.0)  # fmt: skip
+                                                  open_unsafe_weight=100.0, turn="depth-limited")  # fmt: skip
     assert _solve_settings(build_parser().parse_args(["connect", "127.0.0.1", "1"])) == SolveSettings()
+
+
+TURN_OPEN, TURN_AFTER_CHECK = "MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", "MATCHSTATE:1:0:r300c/cc/c:|AsKd/2c7hKs/9d"
 
 
 @pytest.mark.parametrize(
@@ -428,13 +431,35 @@ def test_the_command_line_sets_every_solve_setting():
         ("MATCHSTATE:0:0:r300c/:AsKd|/2c7hKs", solving.DL_START_MIN_BUDGET),  # we open the flop
         ("MATCHSTATE:1:0:r300c/c:|AsKd/2c7hKs", solving.DL_MIN_BUDGET),  # after the opponent's check
         ("MATCHSTATE:1:0:r300c/r600:|AsKd/2c7hKs", solving.DL_MIN_BUDGET),
-        ("MATCHSTATE:0:0:r300c/cc/:AsKd|/2c7hKs/9d", solving.TURN_START_MIN_BUDGET),  # we open the turn
-        ("MATCHSTATE:1:0:r300c/cc/c:|AsKd/2c7hKs/9d", 0.0),
+        (TURN_OPEN, solving.TURN_START_MIN_BUDGET),  # we open the turn
+        (TURN_AFTER_CHECK, 0.0),
         (RIVER, 0.0),
     ],
 )
 def test_a_solve_is_started_only_with_its_roots_least_budget(matchstate, floor):
-    assert solving.min_budget(parse_matchstate(matchstate, GAME).state) == floor
+    """The floors of the depth-limited flop and of ``--turn-search full`` (the agent before
+    the depth-limited turn): under its floor a root gets no solve."""
+    root = parse_matchstate(matchstate, GAME).state
+    if floor > 0:
+        assert solving.search_plan(root, floor * 0.99, "full") is None
+    assert solving.search_plan(root, floor + 0.01, "full") in (solving.FULL, solving.DEPTH_LIMITED)
+    assert solving.search_plan(root, 0.0, "full") is None
+
+
+def test_the_turn_is_searched_full_depth_where_the_budget_allows_it_else_depth_limited():
+    opens, checked = parse_matchstate(TURN_OPEN, GAME).state, parse_matchstate(TURN_AFTER_CHECK, GAME).state
+    plan = solving.search_plan
+    assert plan(opens, solving.TURN_START_MIN_BUDGET, "auto") == solving.FULL_THEN_DEPTH_LIMITED
+    assert plan(opens, solving.TURN_DL_START_MIN_BUDGET, "auto") == solving.DEPTH_LIMITED
+    assert plan(opens, solving.TURN_DL_START_MIN_BUDGET * 0.99, "auto") is None
+    assert plan(checked, 0.5, "auto") == solving.FULL_THEN_DEPTH_LIMITED  # in the round: its pace decides
+    assert plan(checked, solving.TURN_DL_MIN_BUDGET, "depth-limited") == solving.DEPTH_LIMITED
+    assert plan(checked, solving.TURN_DL_MIN_BUDGET * 0.99, "depth-limited") is None
+    assert plan(opens, 10.0, "depth-limited") == solving.DEPTH_LIMITED
+    assert plan(opens, 10.0, "auto", can_value=False) == solving.FULL  # a stand-in blueprint cannot value the leaves
+    all_in = parse_matchstate("MATCHSTATE:0:0:cc/cc/r20000:AsKd|/2c7hKs/9d", GAME).state  # nothing left to bet
+    assert plan(all_in, 10.0, "depth-limited") == solving.FULL
+    assert plan(parse_matchstate(RIVER, GAME).state, 10.0, "depth-limited") == solving.FULL
 
 
 def test_a_turn_the_agent_opens_with_too_little_time_plays_the_blueprint_without_a_solve():

@@ -1,8 +1,11 @@
 """Depth-limited hold'em search speed (issue 26's first target): a flop subgame cut at the
 end of the flop, the blueprint's rest of the hand at its leaves on sampled runouts, k
-continuations, solved for a time budget.
+continuations, solved for a time budget; ``--spot turn``: a turn subgame cut at the end
+of the turn (the agent's fallback where a full-depth turn solve does not fit its time;
+``turn-check`` after the first player's check).
 
     .venv/bin/python tests/bench/bench_depth_limited.py [--budget 1.5] [--k 4] [--runouts 128] [--pool 12] [--threads 2]
+    .venv/bin/python tests/bench/bench_depth_limited.py --spot turn --pool 12 --threads 2 --budget 1.0
     .venv/bin/python tests/bench/bench_depth_limited.py --quick      # a few iterations (what the tests run)
 
 Prints the tree's size (nodes, leaves, hands, the round's rows) beside the build time,
@@ -26,6 +29,7 @@ import time
 import numpy as np
 
 from precompute.blueprint import Blueprint
+from protocol.cards import cards_str
 from protocol.gamedef import load_game
 from protocol.wire import parse_matchstate
 from solver.bets import parse_abstraction
@@ -37,15 +41,21 @@ from solver.subgame.depth_limited import CONTINUATIONS
 from solver.subgame.depth_limited_range import DepthLimitedSolver
 from solver.subgame.range_solver import build_subgame
 
-#: The spot: a called min-raise preflop, the flop 2c 7h Ks, the big blind to act.
-SPOT = "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs"
-#: The agent's flop sizes at the spot (``SolvingStage.abstraction_at``: one pot-sized bet or
-#: raise and all-in, two raises in the flop; until 2026-11-28 one, ``1;allin;cap=1``).
-SIZES = "1;allin;cap=0,2,1,1"
+#: The spots: a called min-raise preflop, the flop 2c 7h Ks, the big blind to act; the
+#: same flop checked through and the turn 9d, at its start and after the first check.
+SPOTS = {"flop": "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", "turn": "MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d",
+         "turn-check": "MATCHSTATE:1:0:r200c/cc/c:|AsKd/2c7hKs/9d"}
+SPOT = SPOTS["flop"]
+#: The agent's sizes at each spot (``SolvingStage.abstraction_at``: one pot-sized bet or
+#: raise and all-in, two raises in the root's round, one in later rounds; until 2026-11-28
+#: one in the root's round, ``1;allin;cap=1``).
+SPOT_SIZES = {"flop": "1;allin;cap=0,2,1,1", "turn": "1;allin;cap=0,0,2,1", "turn-check": "1;allin;cap=0,0,2,1"}
+SIZES = SPOT_SIZES["flop"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spot", choices=sorted(SPOTS), default="flop", help="the subgame's root (default flop)")
     parser.add_argument("--budget", type=float, default=1.5, help="seconds of solving (default 1.5)")
     parser.add_argument("--k", type=int, default=4, help="continuations at the leaves, 1-4 (default 4)")
     parser.add_argument(
@@ -57,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--sizes",
-        default=SIZES,
-        help=f"the subgame's bet sizes (default {SIZES!r}; 'blueprint': the blueprint's own, which "
+        default=None,
+        help=f"the subgame's bet sizes (default the agent's: {SPOT_SIZES}; 'blueprint': the blueprint's own, which "
         "also measures the blueprint's rows in the same model)",
     )
     parser.add_argument(
@@ -75,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--k is 1 to 4, --runouts at least 1, --budget positive, --pool 0 or more, --threads at least 1")
     game = load_game("holdem.nolimit.2p")
     blueprint = Blueprint.load()
-    root = parse_matchstate(SPOT, game).state
+    spot = SPOTS[args.spot]
+    args.sizes = args.sizes or SPOT_SIZES[args.spot]
+    root = parse_matchstate(spot, game).state
     started = time.perf_counter()
     sizes = blueprint.tree.abstraction if args.sizes == "blueprint" else parse_abstraction(args.sizes)
     cut = build_subgame(root, sizes, depth_limited=True)
@@ -83,8 +95,13 @@ def main(argv: list[str] | None = None) -> int:
                                  seed=args.seed, pool=args.pool)  # fmt: skip
     built = time.perf_counter() - started
     rows = int(cut.tabular.layout.size)
-    print(f"flop subgame {SPOT.split(':')[3]} on 2c7hKs, sizes {args.sizes!r}: {cut.tree.n_nodes} nodes, "
+    print(f"{args.spot} subgame {spot.split(':')[3]} on {cards_str(root.board)}, sizes {args.sizes!r}: {cut.tree.n_nodes} nodes, "
           f"{len(cut.leaves)} leaves, {cut.n_hands} hands, {rows:,} strategy entries; built in {built:.3f} s")  # fmt: skip
+    # Warm up: numba's kernels load (or compile) at their first call, which an agent does at
+    # its start, not inside a solve's budget.
+    warm = BlueprintLeafValues(cut, blueprint, me=root.current_player, continuations=CONTINUATIONS[: args.k],
+                               seed=args.seed + 2)  # fmt: skip
+    DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), warm, chooser=1 - root.current_player, threads=args.threads).iterate(1)
     solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - root.current_player, threads=args.threads)
     started = time.perf_counter()
     cpu = time.process_time()
