@@ -33,10 +33,11 @@ it, otherwise depth-limited (``--turn-search auto``, the default): it ends with 
 the opponent choosing among the same continuations at its leaves on a pool of sampled
 rivers, and, unlike the flop's, it is safe at its root as a full-depth turn solve is
 (the blueprint's values of the turn and river are affordable).  "Afford" is judged twice:
-at the turn's start (both players' first choice in the tree) a budget under
-:data:`TURN_START_MIN_BUDGET` goes depth-limited at once; elsewhere the full-depth solve
-starts, and when its pace says it will not reach :data:`MIN_ITERATIONS` the remaining time
-goes to a depth-limited solve instead of the blueprint.
+a budget under :data:`TURN_FULL_START_BUDGET` at the turn's start (both players' first
+choice in the tree), or :data:`TURN_FULL_BUDGET` after a first action, goes
+depth-limited at once (:func:`search_plan`); a full-depth solve whose pace says it will
+not reach :data:`MIN_ITERATIONS` hands the remaining time to a depth-limited one instead
+of the blueprint.
 
 Each solve runs against a deadline from the time manager and falls back to its
 average strategy so far, or (if it managed no iteration) to the blueprint.
@@ -166,6 +167,18 @@ TURN_SEARCHES = ("auto", "full", "depth-limited")
 #: blueprint's values at its root (about 0.17 s).
 TURN_DL_MIN_BUDGET = 1.0
 TURN_DL_START_MIN_BUDGET = 1.2
+#: ``--turn-search auto`` runs a full-depth turn solve only from these budgets (seconds;
+#: at the turn's start, and after a first action), a depth-limited one below them.  A
+#: full-depth turn solve spends 0.3-0.6 s before its first iteration (the subgame, and
+#: the blueprint's values of the whole turn and river at its root) and about 0.07-0.1 s
+#: an iteration from the turn's start: in a 150-hand flop-mode match against ``equity``
+#: (seed 7, 2026-11-29, beside a blueprint training at idle priority) full-depth solves
+#: at the turn's start with budgets from 2 s reached MIN_ITERATIONS 4 times (2.75 s median)
+#: and fell short 12 times after the whole wait, depth-limited ones reached it all 12
+#: times (35 iterations in 1.66 s median); after a check a 1.5-s budget bought 17-22
+#: full-depth iterations against 28-30 depth-limited ones from the turn's start.
+TURN_FULL_START_BUDGET = 3.0
+TURN_FULL_BUDGET = 2.0
 
 
 @dataclass(frozen=True)
@@ -437,6 +450,7 @@ class SolvingStage:
     def _start(
         self, state: State, me: int, previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
         scale: float, leaf_seed: int, memory: TranslationMemory | None = None, depth_limited: bool = False,
+        memo: dict | None = None,
     ) -> _Run:
         """Build the subgame at ``state`` (``me`` to act) and its solver from the two
         ranges (``ranges_hp``, HOLE_PAIRS order, by player), and pick the root gadget:
@@ -445,7 +459,9 @@ class SolvingStage:
         where those cannot be had.  Before the turn the subgame is depth-limited and
         unsafe, its leaves valued from the blueprint (``leaf_seed`` draws their runouts,
         ``memory`` holds the hand's translations before the root); with
-        ``depth_limited`` a turn subgame is depth-limited too, and safe as a full-depth one."""
+        ``depth_limited`` a turn subgame is depth-limited too, and safe as a full-depth one.
+        ``memo`` keeps the blueprint's values for another start at the same root (a
+        depth-limited turn solve after a full-depth one that fell short)."""
         before_turn = self.depth_limited_at(state)
         depth_limited = depth_limited or before_turn
         subgame = build_subgame(state, self.abstraction_at(state), size_scale=scale, depth_limited=depth_limited)
@@ -459,19 +475,19 @@ class SolvingStage:
             solver = DepthLimitedSolver(subgame, ranges, leaves, chooser=1 - me, threads=self.threads)
             if before_turn:
                 return _Run(solver, None, DEPTH_LIMITED_KIND)
-            run = self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp)
+            run = self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp, memo)
             return run._replace(kind=f"depth-limited-{run.kind}")
         solver = SubgameSolver(subgame, ranges, threads=self.threads)
-        return self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp)
+        return self._safe_run(solver, subgame, ranges, state, me, previous, view, ranges_hp, memo)
 
     def _safe_run(
         self, solver: SubgameSolver | DepthLimitedSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int,
-        previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray,
+        previous: ActiveSolve | None, view: BlueprintView, ranges_hp: np.ndarray, memo: dict | None = None,
     ) -> _Run:
         """``solver`` with its root gadget (see :meth:`_start`)."""
         first = previous is None or previous.depth_limited
         if not first and self.settings.new_round == "blueprint" and state.round > previous.subgame.root.round:
-            run = self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
+            run = self._first_run(solver, subgame, ranges, state, me, view, ranges_hp, memo)
             if run.hook is not None:
                 return run
         if not first:
@@ -481,17 +497,23 @@ class SolvingStage:
                 return _Run(solver, None, "nested-unsafe")
             hook = self._hook(subgame, ranges, me, previous.subgame.to_hole_pairs(found), self.settings.later)
             return _Run(solver, hook, self.settings.later_kind)
-        return self._first_run(solver, subgame, ranges, state, me, view, ranges_hp)
+        return self._first_run(solver, subgame, ranges, state, me, view, ranges_hp, memo)
 
     def _first_run(
         self, solver: SubgameSolver | DepthLimitedSolver, subgame: Subgame, ranges: np.ndarray, state: State, me: int,
-        view: BlueprintView, ranges_hp: np.ndarray,
+        view: BlueprintView, ranges_hp: np.ndarray, memo: dict | None = None,
     ) -> _Run:
         """A solve safe against the blueprint's values at ``state`` (a hand's first), or
-        unsafe where the blueprint cannot value it (its tree lost the hand)."""
-        alternatives = None
-        if view.valuer is not None and view.node is not None:
-            alternatives = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me], me)
+        unsafe where the blueprint cannot value it (its tree lost the hand).  The values
+        (a walk of the blueprint's whole subtree: about 0.3-0.5 s on the turn) are kept in
+        ``memo`` if given."""
+        memo = {} if memo is None else memo
+        if "blueprint" not in memo:
+            found = None
+            if view.valuer is not None and view.node is not None:
+                found = blueprint_alternatives(view.valuer, view.node, state, ranges_hp[me], me)
+            memo["blueprint"] = found
+        alternatives = memo["blueprint"]
         if alternatives is None:
             return _Run(solver, None, "unsafe")
         return _Run(solver, self._hook(subgame, ranges, me, alternatives, self.settings.gadget), self.settings.first_kind)
@@ -519,7 +541,9 @@ class SolvingStage:
 
         def work(deadline: Deadline, publish: Callable[[_Run], None]) -> _Run:
             # Building the subgame (and valuing the blueprint) counts against the budget too: it runs here.
-            run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, plan == DEPTH_LIMITED)
+            memo: dict = {}
+            run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, plan == DEPTH_LIMITED,
+                              memo=memo)  # fmt: skip
             # The plain subgame's exploitability says nothing of a gadget's margins, and a
             # depth-limited one's would need many runouts: those stop at an iteration count.
             checked = run.hook is None and not isinstance(run.solver, DepthLimitedSolver)
@@ -538,7 +562,7 @@ class SolvingStage:
                         break
                     # The full-depth turn will not make it: the rest of the time goes to a
                     # depth-limited solve of the same turn (played only if it gets far enough).
-                    run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, True)
+                    run = self._start(state, me, previous, view, ranges_hp, scale, leaf_seed, memory, True, memo=memo)
                     checked = paced = False
                     continue
                 if checked and run.solver.iterations % CHECK_EVERY == 0 and run.solver.exploitability() <= TARGET_PCT:
@@ -582,11 +606,13 @@ def search_plan(root: State, budget: float, turn: str = "auto", can_value: bool 
     Before the turn: depth-limited, from :data:`DL_START_MIN_BUDGET` at the start of the
     round, else :data:`DL_MIN_BUDGET`.  On the turn while bets are possible, by ``turn``
     (one of :data:`TURN_SEARCHES`; depth-limited only where the blueprint can value the
-    leaves, ``can_value``): full-depth from :data:`TURN_START_MIN_BUDGET` at the turn's
-    start and with any budget after a first action; ``auto`` runs it with the
-    depth-limited fallback, and goes depth-limited at once where full-depth is not
-    started; depth-limited solves need :func:`turn_dl_floor`.  Other solves: full-depth
-    with any budget (their pace is judged as they run: :func:`out_of_reach`).
+    leaves, ``can_value``): ``full``, full-depth from :data:`TURN_START_MIN_BUDGET` at the
+    turn's start and with any budget after a first action; ``depth-limited`` from
+    :func:`turn_dl_floor`; ``auto``, full-depth with the depth-limited fallback from
+    :data:`TURN_FULL_START_BUDGET` (at the start) or :data:`TURN_FULL_BUDGET`, else
+    depth-limited, and under the depth-limited floor full-depth after a first action (a
+    small tree, facing a bet, may make it).  Other solves: full-depth with any budget
+    (their pace is judged as they run: :func:`out_of_reach`).
     """
     if budget <= 0:
         return None
@@ -595,13 +621,14 @@ def search_plan(root: State, budget: float, turn: str = "auto", can_value: bool 
         return DEPTH_LIMITED if budget >= (DL_START_MIN_BUDGET if at_start else DL_MIN_BUDGET) else None
     if root.round != root.game.num_rounds - 2:
         return FULL
-    full = not at_start or budget >= TURN_START_MIN_BUDGET
     if turn == "full" or not can_value or root.raise_bounds() is None:
-        return FULL if full else None
+        return FULL if not at_start or budget >= TURN_START_MIN_BUDGET else None
     limited = DEPTH_LIMITED if budget >= turn_dl_floor(root) else None
-    if turn == "depth-limited" or not full:
+    if turn == "depth-limited":
         return limited
-    return FULL_THEN_DEPTH_LIMITED
+    if budget >= (TURN_FULL_START_BUDGET if at_start else TURN_FULL_BUDGET):
+        return FULL_THEN_DEPTH_LIMITED
+    return limited or (None if at_start else FULL)  # a tree small enough may still make it: its pace decides
 
 
 def turn_dl_floor(root: State) -> float:

@@ -93,9 +93,9 @@ def _started(stage: SolvingStage) -> list[str]:
     roots = []
     start = stage._start
 
-    def recorded(state, *args):
+    def recorded(state, *args, **kwargs):
         roots.append(state.betting)
-        return start(state, *args)
+        return start(state, *args, **kwargs)
 
     stage._start = recorded
     return roots
@@ -198,8 +198,8 @@ def test_a_depth_limited_turn_solve_ends_with_the_turn_and_is_safe_at_its_root(b
 
 
 def test_a_turn_too_short_for_full_depth_is_searched_depth_limited(blueprint):
-    """``auto``: at the turn's start a budget under TURN_START_MIN_BUDGET goes depth-limited
-    at once; ``full`` plays the blueprint there."""
+    """``auto``: at the turn's start a budget under TURN_FULL_START_BUDGET goes
+    depth-limited at once; ``full`` plays the blueprint there under TURN_START_MIN_BUDGET."""
     from agent.solving import TURN_DL_START_MIN_BUDGET, TURN_START_MIN_BUDGET
 
     budget = (TURN_DL_START_MIN_BUDGET + TURN_START_MIN_BUDGET) / 2
@@ -220,7 +220,7 @@ def test_a_full_depth_turn_solve_whose_pace_falls_short_hands_its_time_to_a_dept
     agent, stage = turn_agent(blueprint, "auto")
     started = []
     start = stage._start
-    stage._start = lambda *args: started.append(args[-1]) or start(*args)
+    stage._start = lambda *args, **kwargs: started.append(args[-1]) or start(*args, **kwargs)
     assert agent.decide(parse_matchstate(checked, GAME)).source.startswith("depth-limited-")
     assert started == [False, True]  # full-depth first, then depth-limited
     agent, _ = turn_agent(blueprint, "full")

@@ -449,10 +449,14 @@ def test_a_solve_is_started_only_with_its_roots_least_budget(matchstate, floor):
 def test_the_turn_is_searched_full_depth_where_the_budget_allows_it_else_depth_limited():
     opens, checked = parse_matchstate(TURN_OPEN, GAME).state, parse_matchstate(TURN_AFTER_CHECK, GAME).state
     plan = solving.search_plan
-    assert plan(opens, solving.TURN_START_MIN_BUDGET, "auto") == solving.FULL_THEN_DEPTH_LIMITED
+    assert plan(opens, solving.TURN_FULL_START_BUDGET, "auto") == solving.FULL_THEN_DEPTH_LIMITED
+    assert plan(opens, solving.TURN_FULL_START_BUDGET * 0.99, "auto") == solving.DEPTH_LIMITED
     assert plan(opens, solving.TURN_DL_START_MIN_BUDGET, "auto") == solving.DEPTH_LIMITED
     assert plan(opens, solving.TURN_DL_START_MIN_BUDGET * 0.99, "auto") is None
-    assert plan(checked, 0.5, "auto") == solving.FULL_THEN_DEPTH_LIMITED  # in the round: its pace decides
+    assert plan(opens, solving.TURN_START_MIN_BUDGET, "full") == solving.FULL
+    assert plan(checked, solving.TURN_FULL_BUDGET, "auto") == solving.FULL_THEN_DEPTH_LIMITED
+    assert plan(checked, solving.TURN_FULL_BUDGET * 0.99, "auto") == solving.DEPTH_LIMITED
+    assert plan(checked, solving.TURN_DL_MIN_BUDGET * 0.99, "auto") == solving.FULL  # a small tree may make it
     assert plan(checked, solving.TURN_DL_MIN_BUDGET, "depth-limited") == solving.DEPTH_LIMITED
     assert plan(checked, solving.TURN_DL_MIN_BUDGET * 0.99, "depth-limited") is None
     assert plan(opens, 10.0, "depth-limited") == solving.DEPTH_LIMITED
