@@ -164,9 +164,13 @@ TURN_SEARCHES = ("auto", "full", "depth-limited")
 #: took about 0.9 s from the turn's start (10 iterations in 0.6 s while the rivers' trees
 #: are built, 23 in 1.0 s) and 0.75 s after a check (12 in 0.6 s, 45 in 1.0 s:
 #: ``tests/bench/bench_depth_limited.py --spot turn|turn-check``); a safe solve adds the
-#: blueprint's values at its root (about 0.17 s).
+#: blueprint's values at its root (0.3-0.5 s).  In a 300-hand flop-mode match against
+#: ``equity`` (seed 8, 2026-11-29) with floors of 1.0 and 1.2 s, after a first action
+#: every depth-limited turn solve from 1.0 s reached MIN_ITERATIONS (80 of 80; 22-29
+#: iterations at 1.0-1.05 s), at the turn's start those from 1.31 s did (35) and 11 with
+#: 1.2-1.4 s did not (the blueprint answered after the wait).
 TURN_DL_MIN_BUDGET = 1.0
-TURN_DL_START_MIN_BUDGET = 1.2
+TURN_DL_START_MIN_BUDGET = 1.4
 #: ``--turn-search auto`` runs a full-depth turn solve only from these budgets (seconds;
 #: at the turn's start, and after a first action), a depth-limited one below them.  A
 #: full-depth turn solve spends 0.3-0.6 s before its first iteration (the subgame, and
