@@ -203,8 +203,12 @@ def test_a_turn_too_short_for_full_depth_is_searched_depth_limited(blueprint):
     from agent.solving import TURN_DL_START_MIN_BUDGET, TURN_START_MIN_BUDGET
 
     budget = (TURN_DL_START_MIN_BUDGET + TURN_START_MIN_BUDGET) / 2
-    agent, _ = turn_agent(blueprint, "auto", max_solve=budget)
-    assert agent.decide(parse_matchstate(TURN, GAME)).source.startswith("depth-limited-")
+    agent, stage = turn_agent(blueprint, "auto", max_solve=budget)
+    started = []
+    start = stage._start
+    stage._start = lambda *args, **kwargs: started.append(args[-1]) or start(*args, **kwargs)
+    agent.decide(parse_matchstate(TURN, GAME))  # whether it reaches MIN_ITERATIONS in the budget is the machine's
+    assert started == [True]  # one solve, depth-limited
     agent, _ = turn_agent(blueprint, "full", max_solve=budget)
     assert agent.decide(parse_matchstate(TURN, GAME)).source == "blueprint" and "solve" not in agent.hand.notes
 

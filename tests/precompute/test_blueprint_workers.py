@@ -171,17 +171,13 @@ def test_bad_worker_options_are_one_sentence(quick_cards, local_run, tmp_path, c
 
 
 def test_the_scaling_bench_quick_prints_rates_ratios_costs_and_the_projection():
-    result = subprocess.run([sys.executable, str(ROOT / "tests/bench/bench_blueprint_workers.py"), "--quick"],
+    """The bench's whole path but Ray's (``--no-ray``: a Ray head costs 15-20 s of the
+    suite's time; Ray block pools against local ones are the test above)."""
+    result = subprocess.run([sys.executable, str(ROOT / "tests/bench/bench_blueprint_workers.py"), "--quick", "--no-ray"],
                             capture_output=True, text=True, timeout=300, env={**os.environ, **LOOPBACK_ENV})  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     for words in ("load average before", "1 local worker:", "2 local workers:", "2 local / 1 local:",
                   "bytes per block:", "communication per block:", "memory per worker:",
-                  "projected efficiency at 64 workers:", "load average after"):  # fmt: skip
+                  "projected efficiency at 64 workers:", "load average after", "Ray: skipped (--no-ray)"):  # fmt: skip
         assert words in out, f"{words!r} missing from:\n{out}"
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        assert "Ray: skipped" in out
-    else:
-        assert "Ray, 2 CPUs:" in out and "Ray / 2 local:" in out and "arrays identical to 2 local workers: True" in out
