@@ -160,10 +160,10 @@ PRESETS = {
     "potential-quick": AbstractionConfig(
         buckets=(169, 16, 8, 24),
         bins=10,
-        preflop_boards=1_000,
-        flop_runouts=6,
+        preflop_boards=500,
+        flop_runouts=3,
         turn_runouts=3,
-        train_points=20_000,
+        train_points=10_000,
         max_iter=4,
         river_map=False,
         clustering="potential",
