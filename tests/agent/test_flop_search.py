@@ -176,6 +176,19 @@ def turn_agent(blueprint, turn: str, max_solve: float = 30.0) -> tuple[Agent, So
     return agent, stage
 
 
+def _depth_limited_starts(stage: SolvingStage) -> list[bool]:
+    """Whether each subgame ``stage`` builds is depth-limited, recorded as they are built."""
+    started = []
+    start = stage._start
+
+    def recorded(*args, **kwargs):
+        started.append(args[-1])  # _start's depth_limited, passed last by position
+        return start(*args, **kwargs)
+
+    stage._start = recorded
+    return started
+
+
 def test_a_depth_limited_turn_solve_ends_with_the_turn_and_is_safe_at_its_root(blueprint):
     """Unlike the flop's, a depth-limited turn solve has the blueprint's values at its root
     (a hand's first solve): its gadget is the first solve's, its rows cover the range, and
@@ -204,9 +217,7 @@ def test_a_turn_too_short_for_full_depth_is_searched_depth_limited(blueprint):
 
     budget = (TURN_DL_START_MIN_BUDGET + TURN_START_MIN_BUDGET) / 2
     agent, stage = turn_agent(blueprint, "auto", max_solve=budget)
-    started = []
-    start = stage._start
-    stage._start = lambda *args, **kwargs: started.append(args[-1]) or start(*args, **kwargs)
+    started = _depth_limited_starts(stage)
     agent.decide(parse_matchstate(TURN, GAME))  # whether it reaches MIN_ITERATIONS in the budget is the machine's
     assert started == [True]  # one solve, depth-limited
     agent, _ = turn_agent(blueprint, "full", max_solve=budget)
@@ -222,9 +233,7 @@ def test_a_full_depth_turn_solve_whose_pace_falls_short_hands_its_time_to_a_dept
     monkeypatch.setattr(solving, "out_of_reach", lambda *args, **kwargs: True)
     checked = "MATCHSTATE:1:0:r200c/cc/c:|AsKd/2c7hKs/9d"
     agent, stage = turn_agent(blueprint, "auto")
-    started = []
-    start = stage._start
-    stage._start = lambda *args, **kwargs: started.append(args[-1]) or start(*args, **kwargs)
+    started = _depth_limited_starts(stage)
     assert agent.decide(parse_matchstate(checked, GAME)).source.startswith("depth-limited-")
     assert started == [False, True]  # full-depth first, then depth-limited
     agent, _ = turn_agent(blueprint, "full")

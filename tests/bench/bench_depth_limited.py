@@ -45,12 +45,10 @@ from solver.subgame.range_solver import build_subgame
 #: same flop checked through and the turn 9d, at its start and after the first check.
 SPOTS = {"flop": "MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", "turn": "MATCHSTATE:0:0:r200c/cc/:AsKd|/2c7hKs/9d",
          "turn-check": "MATCHSTATE:1:0:r200c/cc/c:|AsKd/2c7hKs/9d"}
-SPOT = SPOTS["flop"]
 #: The agent's sizes at each spot (``SolvingStage.abstraction_at``: one pot-sized bet or
 #: raise and all-in, two raises in the root's round, one in later rounds; until 2026-11-28
 #: one in the root's round, ``1;allin;cap=1``).
 SPOT_SIZES = {"flop": "1;allin;cap=0,2,1,1", "turn": "1;allin;cap=0,0,2,1", "turn-check": "1;allin;cap=0,0,2,1"}
-SIZES = SPOT_SIZES["flop"]
 
 
 def main(argv: list[str] | None = None) -> int:
