@@ -376,8 +376,9 @@ def test_pre_river_subgames_raise_twice_past_their_root(matchstate, raises):
         assert (s.num_raises_this_round < 1) == bool(stage.abstraction_at(state).raise_sizes(s))
 
 
-def test_the_depth_limited_bench_solves_the_agents_flop_subgame():
-    """tests/bench/bench_depth_limited.py's default sizes are the agent's at its spot."""
+@pytest.mark.parametrize("spot", ["flop", "turn", "turn-check"])
+def test_the_depth_limited_bench_solves_the_agents_subgame(spot):
+    """tests/bench/bench_depth_limited.py's default sizes at each spot are the agent's there."""
     import importlib.util
     from pathlib import Path
 
@@ -385,8 +386,9 @@ def test_the_depth_limited_bench_solves_the_agents_flop_subgame():
     spec = importlib.util.spec_from_file_location("bench_depth_limited", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    state = parse_matchstate(bench.SPOT, GAME).state
-    assert SolvingStage(np.random.default_rng(0)).abstraction_at(state).spec() == bench.SIZES
+    assert set(bench.SPOTS) == set(bench.SPOT_SIZES)
+    state = parse_matchstate(bench.SPOTS[spot], GAME).state
+    assert SolvingStage(np.random.default_rng(0)).abstraction_at(state).spec() == bench.SPOT_SIZES[spot]
 
 
 @pytest.mark.parametrize("sizes, reraise", [(SUBGAME_ABSTRACTION, False), (RIVER_RERAISE_SIZES, True)])
