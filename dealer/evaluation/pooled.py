@@ -137,3 +137,41 @@ def pool(chunks: list[Chunk]) -> Chunk:
         notes=list(dict.fromkeys(n for c in chunks for n in c.notes)),
         source=" + ".join(c.source for c in chunks),
     )  # fmt: skip
+
+
+def with_stored_baseline(own: Chunk, stored: Chunk, source: str) -> Chunk:
+    """``own``'s candidate values beside ``stored``'s baseline values for the same deals.
+
+    ``own`` is a comparison of the candidate's logs with themselves (``dealer compare
+    LOGS --baseline LOGS --seat NAME``); ``stored`` an earlier comparison whose baseline
+    played the same deals against the same opponents (``source`` names it in the notes).
+    The baseline's per-hand values depend only on its own logs, so a saved chunk stands
+    for playing it again.
+
+    Raises:
+        CompareError: (one sentence) if the two did not play the same deals the same way.
+    """
+    for name in ("game", "big_blind", "value_function", "guard", "opponents"):
+        if getattr(own, name) != getattr(stored, name):
+            raise CompareError(f"{source} has {name} {getattr(stored, name)!r} where this chunk has {getattr(own, name)!r}")
+    if len(own.pairs) != len(stored.pairs):
+        raise CompareError(f"{source} pairs {len(stored.pairs)} logs where this chunk has {len(own.pairs)}")
+    for mine, theirs in zip(own.pairs, stored.pairs, strict=True):
+        # A pair's seats are its first log's (the candidate's) order.
+        seats = tuple(own.candidate if s == stored.candidate else s for s in theirs.seats)
+        if (mine.seed, mine.seats, mine.hands) != (theirs.seed, seats, theirs.hands):
+            raise CompareError(
+                f"{source} holds seed {theirs.seed}, seats {','.join(seats)}, {theirs.hands} hands where "
+                f"this chunk has seed {mine.seed}, seats {','.join(mine.seats)}, {mine.hands} hands"
+            )
+    if set(own.values) != set(stored.values):
+        raise CompareError(f"{source} has the estimators {sorted(stored.values)} where this chunk has {sorted(own.values)}")
+    values = {k: np.column_stack([v[:, 0], stored.values[k][:, 1]]) for k, v in own.values.items()}
+    return Chunk(
+        candidate=own.candidate, baseline=stored.baseline, opponents=own.opponents, game=own.game,
+        big_blind=own.big_blind, value_function=own.value_function, guard=own.guard,
+        pairs=[PairedLogs(m.log, t.baseline_log, m.hands, m.seed, m.seats) for m, t in zip(own.pairs, stored.pairs)],
+        hands_alike=int(np.count_nonzero(values["raw"][:, 0] == values["raw"][:, 1])), values=values,
+        decision_logs=own.decision_logs[: len(own.decision_logs) // 2],
+        notes=[*own.notes, f"the baseline's values are {source}'s"],
+    )  # fmt: skip

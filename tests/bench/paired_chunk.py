@@ -18,6 +18,9 @@ refused before anything is played (the same deals twice would count twice).
 ``--baseline-logs FOLDER`` takes the baseline's side from a finished ``dealer run`` of
 the same seat, opponent, seed and hands (its ``run.json`` is checked) instead of playing
 it again: the same code plays the same deals the same way, so only the candidate is new.
+``--baseline-values FILE`` takes it from an earlier chunk's saved values instead (a chunk of
+the same seed, hands and opponent whose baseline is this one): the baseline's per-hand
+values depend only on its own logs, so the logs need not be kept.
 
 The default is the pre-registered comparison of issue 26 (docs/results/2026-11-28-no-raises-in-early-searches.md):
 ``agent-flop`` against ``agent`` facing ``equity``, seeds 301, 302, 303 until 2,500 pairs;
@@ -75,6 +78,23 @@ def baseline_mismatch(folder: Path, wanted: dict) -> str | None:
     return None
 
 
+def save_with_stored_baseline(logs: list[str], name: str, stored, stored_path: Path, target: Path) -> None:
+    """Save the candidate's values from ``logs`` beside ``stored``'s baseline column as
+    ``target`` and print the chunk's comparison."""
+    from dealer.evaluation.comparison import CompareError
+    from dealer.evaluation.pooled import load_values, save_values, with_stored_baseline
+
+    own = target.with_name(f".{target.name}.own.json.gz")  # hidden: never taken for a chunk
+    _dealer("compare", *logs, "--baseline", *logs, "--seat", name, "--save-values", str(own))
+    try:
+        chunk = with_stored_baseline(load_values(own), stored, str(stored_path))
+    except CompareError as e:
+        raise SystemExit(f"paired_chunk: --baseline-values: {e}") from None
+    save_values(target, chunk)
+    own.unlink()
+    _dealer("compare", "--pool", str(target))
+
+
 def _dealer(*args: str) -> None:
     cmd = [sys.executable, "-m", "dealer.cli", *args]
     print("+ dealer " + " ".join(args), flush=True)
@@ -98,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "matches" / "chunks", help="match folders (default matches/chunks)")
     p.add_argument("--baseline-logs", type=Path, metavar="FOLDER",
                    help="a finished 'dealer run' of the baseline on this seed: its logs instead of playing it again")
+    p.add_argument("--baseline-values", type=Path, metavar="FILE",
+                   help="an earlier chunk's saved values (same seed, hands, opponent, baseline): its baseline column "
+                        "instead of playing the baseline again")  # fmt: skip
     p.add_argument("--quick", action="store_true", help="10 hands a side (the tests' run of the plumbing)")
     args = p.parse_args(argv)
     hands = 10 if args.quick else args.hands
@@ -112,6 +135,21 @@ def main(argv: list[str] | None = None) -> int:
         seats = {name: run_args(args.candidate, args.candidate_options), args.baseline: [args.baseline]}
     except ValueError as e:
         p.error(str(e))
+    if args.baseline_logs is not None and args.baseline_values is not None:
+        p.error("give --baseline-logs or --baseline-values, not both")
+    stored = None
+    if args.baseline_values is not None:
+        from dealer.evaluation.comparison import CompareError
+        from dealer.evaluation.pooled import load_values
+
+        try:
+            stored = load_values(args.baseline_values)
+        except CompareError as e:
+            p.error(f"--baseline-values: {e}")
+        seeds = sorted({q.seed for q in stored.pairs})
+        if stored.baseline != args.baseline or seeds != [args.seed]:
+            p.error(f"--baseline-values {args.baseline_values}: its baseline is {stored.baseline} on seed(s) {seeds}; "
+                    f"this chunk needs {args.baseline} on seed {args.seed}")  # fmt: skip
     if args.baseline_logs is not None:
         wanted = {"seed": args.seed, "hands": hands, "duplicate": True, "names": f"{args.baseline},{args.opponent}",
                   "seats": [args.baseline, args.opponent], "agent_args": ""}  # fmt: skip
@@ -125,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     folders = {}
     for seat, (kind, *options) in seats.items():
+        if seat == args.baseline and stored is not None:
+            print(f"+ the baseline's values: {args.baseline_values}", flush=True)
+            continue
         if seat == args.baseline and args.baseline_logs is not None:
             folders[seat] = args.baseline_logs
             print(f"+ the baseline's logs: {args.baseline_logs}", flush=True)
@@ -133,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         _dealer("run", kind, args.opponent, *options, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",
                 str(folders[seat]), "--names", f"{seat},{args.opponent}", *(["--quiet"] if args.quick else []))  # fmt: skip
     logs = {seat: sorted(str(x) for x in folder.glob("*.log")) for seat, folder in folders.items()}
-    _dealer("compare", *logs[name], "--baseline", *logs[args.baseline], "--save-values", str(target))
+    if stored is None:
+        _dealer("compare", *logs[name], "--baseline", *logs[args.baseline], "--save-values", str(target))
+    else:
+        save_with_stored_baseline(logs[name], name, stored, args.baseline_values, target)
     if before:
         print(f"\nPooled with {len(before)} earlier chunk(s):", flush=True)
         _dealer("compare", "--pool", *map(str, before), str(target))

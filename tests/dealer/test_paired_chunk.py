@@ -38,6 +38,19 @@ def test_two_chunks_are_saved_and_the_second_prints_them_pooled(tmp_path):
     assert reused.stdout.count("+ dealer run") == 1 and "the baseline's logs" in reused.stdout
     same = [gzip.decompress((tmp_path / "data" / f"{name}-seed11.json.gz").read_bytes()) for name in ("raise-vs-call", "reused")]
     assert json.loads(same[0])["values"] == json.loads(same[1])["values"]
+    # The baseline's side from the first chunk's saved values: the same values again.
+    revalued = _chunk(tmp_path, 11, "--baseline-values", str(tmp_path / "data" / "raise-vs-call-seed11.json.gz"),
+                      data="revalued")  # fmt: skip
+    assert revalued.returncode == 0, revalued.stderr[-2000:]
+    assert revalued.stdout.count("+ dealer run") == 1 and "the baseline's values" in revalued.stdout
+    again = json.loads(gzip.decompress((tmp_path / "data" / "revalued-seed11.json.gz").read_bytes()))
+    assert again["values"] == json.loads(same[0])["values"] and again["baseline"] == "call"
+    assert again["hands_alike"] == json.loads(same[0])["hands_alike"]
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == [f"{n}-seed{s}.json.gz" for n, s in
+        (("raise-vs-call", 11), ("raise-vs-call", 12), ("reused", 11), ("revalued", 11))]  # fmt: skip
+    wrong_seed = _chunk(tmp_path, 13, "--baseline-values", str(tmp_path / "data" / "raise-vs-call-seed11.json.gz"),
+                        data="wrong")  # fmt: skip
+    assert wrong_seed.returncode == 2 and "needs call on seed 13" in wrong_seed.stderr
     other = _chunk(tmp_path, 12, "--baseline-logs", str(tmp_path / "raise-vs-call" / "call-seed11"), data="wrong")
     assert other.returncode == 2 and "its run.json has seed 11, this chunk needs 12" in other.stderr
 
