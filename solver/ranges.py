@@ -573,12 +573,17 @@ def root_values(
 
 
 @njit(cache=True)
-def normalize_rows(x: np.ndarray, offset: np.ndarray, rows: np.ndarray, n_actions: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Each decision's rows of ``x`` scaled to sum 1 (uniform where a row sums to 0 or less).
+def normalize_rows(
+    x: np.ndarray, out: np.ndarray, offset: np.ndarray, rows: np.ndarray, n_actions: np.ndarray, kind: np.ndarray,
+    positive_part: bool,
+) -> None:
+    """Each decision's rows of ``x`` (their positive parts if ``positive_part``) scaled to
+    sum 1 into ``out`` (uniform where a row sums to 0 or less).
 
-    ``rows[node]`` is the node's row count; returns a new float64 array.
+    ``rows[node]`` is the node's row count.  Sums and quotients are float64 whatever the
+    arrays' dtypes, so a float64 ``out`` is bitwise the same from float32 or float64 ``x``
+    of the same values.  ``out`` may be a buffer no longer needed of ``x``'s size.
     """
-    out = np.empty(x.shape[0])
     for node in range(kind.shape[0]):
         if kind[node] != DECISION:
             continue
@@ -587,14 +592,26 @@ def normalize_rows(x: np.ndarray, offset: np.ndarray, rows: np.ndarray, n_action
             row = offset[node] + h * n_a
             total = 0.0
             for a in range(n_a):
-                total += x[row + a]
+                v = x[row + a]
+                total += max(v, 0.0) if positive_part else v
             for a in range(n_a):
-                out[row + a] = x[row + a] / total if total > 0 else 1.0 / n_a
-    return out
+                v = x[row + a]
+                if positive_part:
+                    v = max(v, 0.0)
+                out[row + a] = v / total if total > 0 else 1.0 / n_a
 
 
-def normalized(lay: Layout, tree: BettingTree, x: np.ndarray, *, positive_part: bool = False) -> np.ndarray:
-    """Rows of ``x`` as probabilities (regret matching if ``positive_part``)."""
+def normalized(
+    lay: Layout, tree: BettingTree, x: np.ndarray, *, positive_part: bool = False, dtype: type = np.float64,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Rows of ``x`` as probabilities (regret matching if ``positive_part``), as a new
+    ``dtype`` array or written into ``out`` (any float array of ``x``'s size)."""
     node_rows = np.array([lay.rows[r] for r in tree.round], np.int64)
-    values = np.maximum(x, 0.0) if positive_part else x
-    return normalize_rows(np.asarray(values, np.float64), lay.offset, node_rows, tree.child_count, tree.kind)
+    x = np.ascontiguousarray(x)
+    if out is None:
+        out = np.empty(x.shape[0], dtype)
+    elif out.shape != x.shape:
+        raise ValueError(f"out has shape {out.shape}, the rows {x.shape}")
+    normalize_rows(x, out, lay.offset, node_rows, tree.child_count, tree.kind, positive_part)
+    return out

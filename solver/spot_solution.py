@@ -134,6 +134,7 @@ def solve_spot(
             time_limit=float("inf") if spot.time_limit is None else spot.time_limit,
             max_iterations=spot.max_iterations,
             check_every=spot.check_every,
+            final=True,  # nothing iterates it again: the strategy takes the regrets' memory
         )
     if result.exploitability_pct <= spot.accuracy:
         stopped = "accuracy"

@@ -367,7 +367,8 @@ class CheckSchedule:
 class SubgameResult(NamedTuple):
     """What a solve returns.
 
-    strategy: the average strategy, tabular layout of ``subgame.tabular.layout``.
+    strategy: the average strategy, tabular layout of ``subgame.tabular.layout``: float64,
+        or after ``solve(final=True)`` the solver's storage dtype (float32 by default).
     root_values: (2, n_hands) each player's counterfactual values at the root under it.
     exploitability_pct: mean best-response gain in % of the root pot (NaN if never measured).
     """
@@ -429,8 +430,8 @@ class SubgameSolver:
             raise SubgameError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
         size = subgame.tabular.layout.size
         keep = 8 * size <= self.KEPT_BYTES
-        # Regrets and sums in dtype, the kept strategy in float64, plus a normalized float64
-        # strategy when one is asked for.
+        # Regrets and sums in dtype, the kept strategy in float64, plus the normalized
+        # float64 strategy a solve returns.
         needed = (2 * np.dtype(dtype).itemsize + 8 * keep + 8) * size
         if needed > max_bytes:
             raise SubgameError(
@@ -448,6 +449,10 @@ class SubgameSolver:
         #: empty (regret matching at every visit) above ``KEPT_BYTES``.
         self.kept = subgame.tabular.uniform_strategy() if keep else np.zeros(0)
         self.iterations = 0
+        #: Set by ``solve(final=True)``: the regrets' memory holds the returned strategy.
+        self.finished = False
+        #: The kept strategy's bytes while the solver iterated (it is released when finished).
+        self._kept_bytes = self.kept.nbytes
         #: With threads > 1: hand the parts below the frontier out by an atomic counter
         #: (True) or split them statically as before (False, kept for comparisons); the
         #: results are bitwise the same.
@@ -468,18 +473,30 @@ class SubgameSolver:
         return self._values(trav, UPDATE, reach, self.avg, d)
 
     def iterate(self, count: int = 1, hook: RootHook | None = None) -> None:
-        """Run ``count`` more iterations (alternating updates), calling ``hook`` if given."""
+        """Run ``count`` more iterations (alternating updates), calling ``hook`` if given.
+
+        Raises:
+            SubgameError: after ``solve(final=True)``, which gave the regrets' memory away.
+        """
+        self._check_not_finished()
         for _ in range(count):
             self.iterations += 1
             hooked_iteration(self.iterations, self.ranges, self.config, hook, self._update)
 
-    def average_strategy(self) -> np.ndarray:
-        """The average strategy (tabular layout; uniform where never reached)."""
-        return normalized(self.subgame.tabular.layout, self.subgame.tree, self.avg)
+    def average_strategy(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The average strategy (tabular layout; uniform where never reached): a new
+        float64 array, or written into ``out`` in its dtype."""
+        return normalized(self.subgame.tabular.layout, self.subgame.tree, self.avg, out=out)
 
     def current_strategy(self) -> np.ndarray:
         """The regret-matching strategy of the next iteration (tabular layout)."""
+        self._check_not_finished()
         return normalized(self.subgame.tabular.layout, self.subgame.tree, self.regret, positive_part=True)
+
+    def _check_not_finished(self) -> None:
+        if self.finished:
+            raise SubgameError("this solve was final (solve(final=True) gave its regrets' memory to the strategy); "
+                               "build a new solver to iterate again")  # fmt: skip
 
     def exploitability(self, strategy: np.ndarray | None = None) -> float:
         """Mean best-response gain against ``strategy`` (default: the average), % of the root pot."""
@@ -499,11 +516,14 @@ class SubgameSolver:
         return float(self.ranges[0] @ hand_weights(self.subgame.hands, self.ranges[1]))
 
     def memory_bytes(self) -> int:
-        """Bytes of the solver's arrays and the subgame's card and tree arrays."""
+        """Peak bytes of the solver's arrays (regrets, sums, kept strategy, the strategy a
+        solve returns) and the subgame's card and tree arrays.  A final solve returns its
+        strategy in the regrets' memory, so it needs one table fewer."""
         sg = self.subgame
-        arrays = [a for a in (self.regret, self.avg, self.kept, *sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
-        # The average strategy is normalized into a float64 array when the solve returns.
-        return int(sum(a.nbytes for a in arrays) + 8 * self.avg.size)
+        # Regrets and sums, then the returned strategy: float64, or the regrets' own memory.
+        tables = 2 * self.avg.nbytes + (0 if self.finished else 8 * self.avg.size)
+        arrays = [a for a in (*sg.cards, *sg.arrays) if isinstance(a, np.ndarray)]
+        return int(tables + self._kept_bytes + sum(a.nbytes for a in arrays))
 
     def solve(
         self,
@@ -513,6 +533,7 @@ class SubgameSolver:
         max_iterations: int = 1_000_000,
         check_every: int | None = None,
         hook: RootHook | None = None,
+        final: bool = False,
     ) -> SubgameResult:
         """Iterate until the average strategy's exploitability is at most ``target_pct``
         (% of the root pot), ``time_limit`` seconds have passed, or ``max_iterations``
@@ -523,9 +544,17 @@ class SubgameSolver:
         time limit then only tested after each check, as before the schedule).  On a
         time-out the result holds the average strategy reached so far, measured.
 
+        ``final``: no more iterations will follow, so the returned strategy is written
+        into the regrets' memory, in their dtype (float32 by default: each probability
+        rounded to about 6e-8 of itself), instead of a new float64 table (half the memory
+        at the peak with float32 storage); the solver can still measure and evaluate,
+        not iterate.
+
         Raises:
-            SubgameError: if ``check_every`` or ``max_iterations`` is not positive.
+            SubgameError: if ``check_every`` or ``max_iterations`` is not positive, or
+                the solver already finished.
         """
+        self._check_not_finished()
         if (check_every is not None and check_every < 1) or max_iterations < 1:
             raise SubgameError("check_every and max_iterations must be positive")
         start = time.perf_counter()
@@ -538,8 +567,14 @@ class SubgameSolver:
             if measured <= target_pct or time.perf_counter() - start >= time_limit:
                 break
         values = np.array([self._values(p, EVALUATE, self.ranges, self.avg) for p in range(2)])
+        if final:
+            strategy = self.average_strategy(out=self.regret)
+            # Typed empties: the evaluation and best-response kernels take them but do not read them.
+            self.regret, self.kept, self.finished = self.regret[:0], np.zeros(0), True
+        else:
+            strategy = self.average_strategy()
         seconds = time.perf_counter() - start
-        return SubgameResult(self.average_strategy(), values, measured, self.iterations, seconds, self.memory_bytes())
+        return SubgameResult(strategy, values, measured, self.iterations, seconds, self.memory_bytes())
 
     def _solve_scheduled(self, target_pct: float, deadline: float, max_iterations: int, hook: RootHook | None) -> float:
         """:meth:`solve`'s loop with checks when a :class:`CheckSchedule` says; the last
@@ -567,6 +602,8 @@ class SubgameSolver:
         """(n_hands, actions) probabilities at decision ``node`` (actions in edge order),
         the average strategy or (``average=False``) the current regret-matching one;
         ``board`` is needed below the subgame's chance nodes."""
+        if not average:
+            self._check_not_finished()
         n_a = int(self.subgame.tree.child_count[node])
         start, end = self._rows(node, board)
         x = (self.avg[start:end] if average else np.maximum(self.regret[start:end], 0.0)).astype(np.float64).reshape(-1, n_a)

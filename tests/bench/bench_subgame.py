@@ -73,6 +73,7 @@ CPU seconds beside wall seconds.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import resource
@@ -252,9 +253,12 @@ def run_spot(
         out["curve"] = curve
         out["memory_bytes"] = solver.memory_bytes()
     else:
+        # The solve is final, as `solver spot`'s is (its strategy takes the regrets' memory);
+        # a --baseline commit from before 2026-11-29 has no such option.
+        final = {"final": True} if "final" in inspect.signature(SubgameSolver.solve).parameters else {}
         wall, cpu, result, solver = timed_solve(
             sg, ranges, spot.accuracy, spot.threads, dtype=dtype, max_iterations=spot.max_iterations,
-            check_every=spot.check_every,
+            check_every=spot.check_every, **final,
         )
         out.update(seconds_wall=wall, seconds_cpu=cpu, iterations=result.iterations,
                    exploitability_pct=result.exploitability_pct, memory_bytes=result.memory_bytes)

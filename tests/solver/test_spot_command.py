@@ -100,7 +100,8 @@ def test_the_json_is_a_policy_that_reads_back_and_load_prints_the_same_table(sol
     ranges = {spot.oop: parse_range(OOP, sg.root.board), 1 - spot.oop: parse_range(IP, sg.root.board)}
     for entry in document["entries"]:
         assert set(entry) == {"seat", "hole", "board", "betting", "probabilities"} and entry["board"] == BOARD
-        assert abs(sum(entry["probabilities"].values()) - 1) < 1e-9
+        # float32 probabilities (the solver's storage): each rounds by up to 6e-8 of itself.
+        assert abs(sum(entry["probabilities"].values()) - 1) < 1e-6
         low, high = sorted(parse_cards(entry["hole"]))
         assert ranges[entry["seat"]][high * (high - 1) // 2 + low] > 0
     assert set(document["ranges"]) == {"oop", "ip"} and len(document["ranges"]["ip"]) == int(

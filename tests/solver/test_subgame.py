@@ -94,6 +94,27 @@ def test_second_round_subgame_converges_and_strategies_are_distributions(second_
     assert ranges[0] @ result.root_values[0] + ranges[1] @ result.root_values[1] == pytest.approx(0, abs=1e-9)
 
 
+def test_a_final_solve_returns_the_same_strategy_in_the_regrets_memory(second_round):
+    """``solve(final=True)``: the same strategy and figures as a plain solve, written where
+    the regrets were (one table less at the peak); measuring still works, iterating not."""
+    sg, ranges = second_round
+    plain, final = SubgameSolver(sg, ranges), SubgameSolver(sg, ranges)
+    kept = plain.solve(0.05, max_iterations=400, check_every=20)
+    regrets = final.regret
+    last = final.solve(0.05, max_iterations=400, check_every=20, final=True)
+    assert last.strategy is regrets and last.strategy.dtype == np.float32 and final.finished
+    assert kept.strategy.dtype == np.float64  # a plain solve's strategy: float64, as before
+    np.testing.assert_array_equal(last.strategy, kept.strategy.astype(np.float32))
+    np.testing.assert_array_equal(last.root_values, kept.root_values)
+    assert (last.iterations, last.exploitability_pct) == (kept.iterations, kept.exploitability_pct)
+    assert final.exploitability() == plain.exploitability()
+    assert last.memory_bytes == kept.memory_bytes - kept.strategy.nbytes  # the float64 table not needed
+    for call in (lambda: final.iterate(1), lambda: final.solve(0.05), final.current_strategy,
+                 lambda: final.node_strategy(0, average=False)):  # fmt: skip
+        with pytest.raises(SubgameError, match="final"):
+            call()
+
+
 def test_the_default_discounts_the_average_by_the_cube_and_leaves_regrets_alone(second_round):
     sg, ranges = second_round
     default, cubic, paper = (SubgameSolver(sg, ranges, *c) for c in ((), (CFRConfig(1.5, 0.0, 3.0),), (DCFR,)))
