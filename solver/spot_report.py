@@ -43,7 +43,8 @@ def solve_lines(solution: SpotSolution, loaded_from: str | None = None) -> list[
         f"exploitability {f['exploitability_pct']:.4f}% of the pot (target {spot.accuracy:g}%: "
         + ("met" if f["stopped"] == "accuracy" else f"not met, stopped by the {f['stopped']}")
         + ")",
-        f"memory: solver arrays {f['memory_bytes'] / 1e6:.1f} MB, process peak {f['peak_rss_mb']:.0f} MB",
+        f"memory: solver arrays {f['memory_bytes'] / 1e6:.1f} MB, process peak {f['peak_rss_mb']:.0f} MB; "
+        f"{f['memory_bytes'] / f['infoset_rows']:.1f} bytes per infoset row",
     ]
     if solution.never_offered:
         lines.append(

@@ -289,7 +289,9 @@ def run_spot(
         )
     print(
         f"memory: solver arrays {out['memory_bytes'] / 1e6:.1f} MB, process peak {out['peak_rss_mb']:.0f} MB "
-        f"({out['peak_rss_mb_at_start']:.0f} MB before the build) | threads {spot.threads} | storage {out['storage']} "
+        f"({out['peak_rss_mb_at_start']:.0f} MB before the build); "
+        f"{out['memory_bytes'] / out['tree']['infoset_rows']:.1f} bytes per infoset row "
+        f"| threads {spot.threads} | storage {out['storage']} "
         f"| load average before {load_before}, after {out['load_after']}"
     )
     if "baseline" in out:

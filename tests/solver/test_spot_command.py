@@ -73,7 +73,7 @@ def test_a_river_spot_solves_and_reports_its_figures_and_root_table(solved):
     )
     assert nodes > 10 and 0 < iterations <= 60
     assert re.search(r"exploitability [\d.]+% of the pot \(target 1%: (met|not met, stopped by the iterations)\)", out)
-    assert re.search(r"memory: solver arrays [\d.]+ MB, process peak \d+ MB", out)
+    assert re.search(r"memory: solver arrays [\d.]+ MB, process peak \d+ MB; [\d.]+ bytes per infoset row", out)
     node = table(out)
     assert node[0].startswith("node: root -- OOP to act on the river, pot 100")
     header = next(line for line in node if line.startswith("class"))
