@@ -50,6 +50,7 @@ import numpy as np
 from dealer.bots import CARD_INDEPENDENT, POLICIES, policy_name
 from dealer.evaluation.decisionlogs import DecisionIndex, load_decision_logs, stream_decision_logs
 from dealer.evaluation.rangeaivat import CheckDown, RangeAivat, has_ranges
+from dealer.evaluation.terms import KNOWN_STRATEGY, Term, TermSums, source_of
 from dealer.evaluation.values import AivatError, CheckDownValue, ValueFunction, deal_logged_board
 from dealer.policy import Policy
 from protocol.cards import deck
@@ -169,6 +170,8 @@ class LoggedSigma:
 
     def __init__(self, decisions: Sequence[Decision]) -> None:
         self._pending = list(decisions)
+        #: the decision last read (its ``detail`` names where its row came from)
+        self.last: Decision | None = None
 
     @property
     def left(self) -> int:
@@ -177,7 +180,7 @@ class LoggedSigma:
     def __call__(self, state: State, taken: Action) -> Played | None:
         if not self._pending:
             return None
-        decision = self._pending.pop(0)
+        decision = self.last = self._pending.pop(0)
         position = state.current_player
         seen = format_matchstate(view_for(state, position))  # type: ignore[arg-type]
         where = f"hand {state.hand_number}, position {position}"
@@ -243,6 +246,7 @@ def evaluate_hands(
     max_private_deals: int = 200,
     full_range: bool = True,
     seat_values: CheckDown | None = None,
+    terms: TermSums | None = None,
 ) -> MatchAivat:
     """AIVAT values of the ``hands`` of match ``match``, one at a time (they may stream from a log).
 
@@ -259,6 +263,9 @@ def evaluate_hands(
             with :class:`CheckDownValue` only); False corrects only the hands held.
         seat_values: ṽ of that whole-range estimator (:class:`dealer.evaluation.rangeaivat.CheckDown`
             by default; :class:`dealer.evaluation.blueprintvalue.BlueprintValue`).
+        terms: if given, receives each hand's corrections term by term
+            (:mod:`dealer.evaluation.terms`): by decision for a hand averaged over a
+            seat's range, by kind for the others.
 
     Raises:
         AivatError: if a decision log contradicts the match log, or imaginary
@@ -295,11 +302,18 @@ def evaluate_hands(
                 ranges = RangeAivat(value, seat_values)  # type: ignore[arg-type]  # _ranged_position checked it
             other = 1 - ranged
             other_sigma = LoggedSigma(logged[other]) if other in logged else None
-            by_position, others = ranges.corrections(hand, ranged, logged[ranged], other_sigma)
+            parts: list[tuple[Term, float]] | None = None if terms is None else []
+            by_position, others = ranges.corrections(hand, ranged, logged[ranged], other_sigma, parts)
             used = {ranged: len(logged[ranged]), other: others}
             range_seats.add(hand.names[ranged])
+            if terms is not None and parts is not None:
+                names = (hand.names[ranged], hand.names[other])
+                terms.add_hand(hand.names, ((t, {names[0]: v, names[1]: -v}) for t, v in parts))
         else:
-            by_position, used = _imagined(hand, logged, known, value, max_private_deals)
+            held: dict[Term, np.ndarray] | None = None if terms is None else {}
+            by_position, used = _imagined(hand, logged, known, value, max_private_deals, held)
+            if terms is not None and held is not None:
+                terms.add_hand(hand.names, ((t, dict(zip(hand.names, v))) for t, v in held.items()))
         if n == len(raw):
             raw = np.concatenate([raw, np.empty_like(raw)])
             corrections = np.concatenate([corrections, np.empty_like(corrections)])
@@ -320,6 +334,7 @@ def _imagined(
     known: Mapping[int, Policy],
     value: ValueFunction,
     max_deals: int,
+    terms: dict[Term, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, dict[int, int]]:
     """Corrections of one hand, averaged over the private cards of the ``known`` positions.
 
@@ -327,7 +342,8 @@ def _imagined(
     posterior ∝ Π σ(their actions | those cards) (the deal is uniform and nobody else
     sees them), so this average is a conditional expectation of an unbiased estimate:
     still unbiased, never more spread.  The ``imaginary`` kind is the average outcome
-    minus the actual one.
+    minus the actual one.  ``terms``, if given, receives the corrections term by term
+    (by position; :mod:`dealer.evaluation.terms`), averaged the same way.
     """
     final = hand.state
     game = final.game
@@ -337,8 +353,9 @@ def _imagined(
         # hidden, and ṽ averages over them (ValueFunction, "hidden hands").
         hidden = with_cards(final, ((),) * game.num_players, final.board)
         sigmas = {p: policy_sigma(policy) for p, policy in known.items()}
-        out[:IMAGINARY], used, _ = hand_corrections(LoggedHand(hidden, (), hand.names), sigmas, value)
+        out[:IMAGINARY], used, _ = hand_corrections(LoggedHand(hidden, (), hand.names), sigmas, value, terms)
         out[IMAGINARY] = value.values([hidden])[0] - np.asarray(hand.values)
+        _add_term(terms, Term("imaginary"), out[IMAGINARY])
         return out, used
     deals = _private_deals(final, sorted(known))
     if len(deals) > max_deals:
@@ -347,23 +364,36 @@ def _imagined(
             "this game's deck is too big for them"
         )
     if not known:
-        out[:IMAGINARY], used, _ = hand_corrections(hand, {p: LoggedSigma(ds) for p, ds in logged.items()}, value)
+        out[:IMAGINARY], used, _ = hand_corrections(hand, {p: LoggedSigma(ds) for p, ds in logged.items()}, value, terms)
         return out, used
     total = 0.0
     outcome = np.zeros(game.num_players)
+    weighted: dict[Term, np.ndarray] = {}
     for holes in deals:
         state = with_cards(final, holes, final.board)
         sigmas: dict[int, Sigma] = {p: LoggedSigma(ds) for p, ds in logged.items()}
         sigmas.update({p: policy_sigma(policy) for p, policy in known.items()})
-        corrections, used, likelihood = hand_corrections(LoggedHand(state, (), hand.names), sigmas, value)
+        parts: dict[Term, np.ndarray] | None = None if terms is None else {}
+        corrections, used, likelihood = hand_corrections(LoggedHand(state, (), hand.names), sigmas, value, parts)
         weight = math.prod(likelihood[p] for p in known)
         if weight > 0:
             total += weight
             outcome += weight * np.asarray(state.values())
             out[:IMAGINARY] += weight * corrections
+            for term, v in (parts or {}).items():
+                _add_term(weighted, term, weight * v)
     out /= total
     out[IMAGINARY] = outcome / total - np.asarray(hand.values)
+    for term, v in weighted.items():
+        _add_term(terms, term, v / total)
+    _add_term(terms, Term("imaginary"), out[IMAGINARY])
     return out, used
+
+
+def _add_term(terms: dict[Term, np.ndarray] | None, term: Term, value: np.ndarray) -> None:
+    """Add a correction (by position) to a term's sum, when terms are collected."""
+    if terms is not None:
+        terms[term] = terms[term] + value if term in terms else np.array(value, dtype=np.float64)
 
 
 def _ranged_position(
@@ -431,12 +461,13 @@ def _private_deals(final: State, positions: Sequence[int]) -> list[tuple[tuple[i
 
 
 def hand_corrections(
-    hand: LoggedHand, sigmas: Mapping[int, Sigma], value: ValueFunction
+    hand: LoggedHand, sigmas: Mapping[int, Sigma], value: ValueFunction, terms: dict[Term, np.ndarray] | None = None
 ) -> tuple[np.ndarray, dict[int, int], dict[int, float]]:
     """AIVAT corrections of one hand, ``float64[3, N]`` by kind (deal, board, action) and position.
 
     ``sigmas`` gives σ at the decisions of the positions whose strategy is known
     (a :class:`LoggedSigma` may run out, leaving later decisions uncorrected).
+    ``terms``, if given, receives the corrections term by term (:mod:`dealer.evaluation.terms`).
     Returns the corrections, how many decisions were corrected per position, and
     the probability each position in ``sigmas`` had of taking its logged actions.
 
@@ -453,17 +484,25 @@ def hand_corrections(
     state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
     before_deal = initial_state(game, final.hand_number)
     out[DEAL] += value.chance_mean(before_deal) - value.values([state])[0]
+    _add_term(terms, Term("deal"), out[DEAL])
     for action in (a for round_actions in final.actions for a in round_actions):
         actor = state.current_player
         assert actor is not None
         sigma = sigmas[actor](state, action) if actor in sigmas else None
         if sigma is not None:
-            out[ACTION] += _action_correction(state, action, sigma, value)
+            correction = _action_correction(state, action, sigma, value)
+            out[ACTION] += correction
             used[actor] += 1
             likelihood[actor] *= sigma.probability(action)
+            if terms is not None:
+                logged = sigmas[actor]
+                source = source_of(logged.last) if isinstance(logged, LoggedSigma) else KNOWN_STRATEGY
+                _add_term(terms, Term("action", state.round, hand.names[actor], source), correction)
         state, deals = deal_logged_board(state.apply(action), final)
         for before, after in deals:
-            out[BOARD] += value.chance_mean(before) - value.values([after])[0]
+            correction = value.chance_mean(before) - value.values([after])[0]
+            out[BOARD] += correction
+            _add_term(terms, Term("board", after.round), correction)
     left = sorted(p for p, s in sigmas.items() if isinstance(s, LoggedSigma) and s.left)
     if left:
         raise AivatError(f"hand {final.hand_number}: decisions logged for position(s) {left} that never acted then")

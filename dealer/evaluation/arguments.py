@@ -30,6 +30,7 @@ REPORT_EPILOG = f"""examples:
   dealer report tests/data/reference/logs/nolimit2p_s11.log   # a reference dealer's log (in the project folder)
   dealer run agent call --hands 200 --duplicate --out matches/agent
   dealer report matches/agent/*.log --value blueprint --jobs 2   # ṽ from the blueprint, a log per process
+  dealer report matches/agent/*.log --by-term      # each correction term's mean against 0: are the rows what was played?
 
 AIVAT corrects chance everywhere and the decisions of every seat that wrote a
 decision log; when every seat's log names the baseline policy it plays (dealer bot
@@ -122,6 +123,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-guard", dest="guard", action="store_false",
         help="keep every hand's AIVAT value, even for a seat whose corrections added spread on the log's earlier hands",
+    )  # fmt: skip
+    parser.add_argument(
+        "--by-term", action="store_true",
+        help="also print each seat's AIVAT corrections term by term (the deal, boards, each seat's decisions by round "
+        "and where their rows came from), each mean against zero: a check that the logged rows are what the seats "
+        "drew from",
     )  # fmt: skip
     add_evaluation_arguments(parser)
 

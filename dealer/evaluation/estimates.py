@@ -35,6 +35,7 @@ from dealer.evaluation.matchlog import EvaluationError, LogSummary, MatchLogRead
 from dealer.evaluation.rangeaivat import CheckDown
 from dealer.evaluation.stats import DuplicateGroup, duplicate_groups, duplicate_values, hands_needed, std_reduction, summarize
 from dealer.evaluation.summary import Estimate, LineupReport, LogEntry, MatchReport, SeatReport
+from dealer.evaluation.terms import TermSums
 from dealer.evaluation.values import CheckDownValue
 from protocol.gamedef import GameDef
 from protocol.wire import LoggedHand
@@ -88,13 +89,15 @@ def evaluate_logs(
     blueprint: Path | None = None,
     jobs: int = 1,
     prog: str = "dealer report",
+    terms: TermSums | None = None,
 ) -> Evaluated:
     """Read every log hand by hand and value it (raw chips and AIVAT).
 
     The arguments are :func:`dealer.evaluation.report.report_match`'s; ``loaded`` is
     the ṽ named ``value`` when an earlier call loaded it already (its
     :attr:`Evaluated.seat_values`), to reuse it in this process; ``prog`` names the
-    command in messages.
+    command in messages; ``terms``, if given, receives every hand's corrections term by term
+    (:mod:`dealer.evaluation.terms`; the logs are then read in this process, whatever ``jobs``).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs.
@@ -105,7 +108,7 @@ def evaluate_logs(
     if value == "blueprint" and progress and loaded is None:
         print(f"{prog}: --value blueprint loads the blueprint and averages its value over every deal first "
               "(about 20 s)", file=sys.stderr)  # fmt: skip
-    if jobs > 1 and len(log_paths) > 1:
+    if jobs > 1 and len(log_paths) > 1 and terms is None:
         _check_value(value, blueprint)  # before any process starts
         return _evaluate_in_processes(log_paths, sources, jobs, game, full_range, guard, value, blueprint, progress)
     seat_values = loaded if loaded is not None else _seat_values(value, blueprint)
@@ -115,7 +118,7 @@ def evaluate_logs(
     logs, results, notes = [], [], []
     try:
         for reader, source in zip(readers, sources):
-            result, note = _evaluate_log(reader, indexes[source], bar, full_range, guard, seat_values)
+            result, note = _evaluate_log(reader, indexes[source], bar, full_range, guard, seat_values, terms)
             logs.append(reader.summary())
             results.append(result)
             notes += [note] if note else []
@@ -197,7 +200,7 @@ def _seat_values(value: str, blueprint: Path | None) -> CheckDown:
 
 def _evaluate_log(
     reader: MatchLogReader, index: DecisionIndex, bar: DelayedProgress, full_range: bool, guard: bool,
-    seat_values: CheckDown,
+    seat_values: CheckDown, terms: TermSums | None = None,
 ) -> tuple[MatchAivat, str | None]:  # fmt: skip
     """AIVAT of one log as it is read (with ``guard``, :func:`guarded`); and a note if
     declared policies could not be used."""
@@ -214,7 +217,7 @@ def _evaluate_log(
 
     result = evaluate_hands(
         reader.name, first.names, counted(), index, CheckDownValue(reader.game), strategies=strategies,
-        full_range=full_range, seat_values=seat_values,
+        full_range=full_range, seat_values=seat_values, terms=terms,
     )  # fmt: skip
     result = result.in_order(reader.summary().seats)
     return guarded(result) if guard else result, note

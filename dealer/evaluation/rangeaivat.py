@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from dealer.evaluation.margins import ShowdownMargins
+from dealer.evaluation.terms import Term, source_of
 from dealer.evaluation.values import AivatError, CheckDownValue, deal_logged_board
 from protocol.decisions import ROW_TOTAL, Decision
 from protocol.errors import ProtocolError
@@ -129,7 +130,12 @@ class RangeAivat:
         self.hand_index = {tuple(int(c) for c in h): i for i, h in enumerate(self.margins.hands)}
 
     def corrections(
-        self, hand: LoggedHand, position: int, decisions: Sequence[Decision], opponent_sigma: Callable[..., Any] | None = None
+        self,
+        hand: LoggedHand,
+        position: int,
+        decisions: Sequence[Decision],
+        opponent_sigma: Callable[..., Any] | None = None,
+        terms: list[tuple[Term, float]] | None = None,
     ) -> tuple[np.ndarray, int]:
         """Corrections of one hand, ``float64[4, 2]`` by kind (deal, board, action,
         imaginary) and position, averaged over ``position``'s private hands; and how
@@ -137,6 +143,8 @@ class RangeAivat:
 
         ``opponent_sigma``: σ at the opponent's decisions where it is known
         (:data:`dealer.evaluation.aivat.Sigma`, e.g. from its decision log), or None.
+        ``terms``: if given, receives every correction term, as ``position`` wins it
+        (:mod:`dealer.evaluation.terms`; they sum to the corrections).
 
         Raises:
             AivatError: if the decisions contradict the match log or their ranges are unusable.
@@ -156,6 +164,8 @@ class RangeAivat:
         state = initial_state(game, final.hand_number, final.hole_cards, final.board[:dealt])
         before_deal = initial_state(game, final.hand_number)
         per_hand[DEAL] += values.deal(state, float(self.value.chance_mean(before_deal)[position]))
+        # Each term as a vector over the private hands, averaged with the final weights below.
+        parts: list[tuple[Term, Any]] | None = None if terms is None else [(Term("deal"), per_hand[DEAL].copy())]
         pending = list(decisions)
         corrected = 0
         for action in (a for round_actions in final.actions for a in round_actions):
@@ -171,17 +181,26 @@ class RangeAivat:
                 taken_value = children[action] if action in children else value(state.apply(action))
                 per_hand[ACTION] += expected - taken_value
                 corrected += 1
+                if parts is not None:
+                    source = source_of(getattr(opponent_sigma, "last", None))
+                    parts.append((Term("action", state.round, hand.names[1 - position], source), expected - taken_value))
             if state.current_player == position:
                 if not pending:
                     raise AivatError(f"hand {final.hand_number}: position {position} acted more often than it logged")
-                sigma, taken = self._sigma(state, action, pending.pop(0), held)
+                decision = pending.pop(0)
+                sigma, taken = self._sigma(state, action, decision, held)
                 children = {a: values.after(state.apply(a)) for a in sigma}
                 expected = sum(sigma[a] * children[a] for a in sigma)
                 per_hand[ACTION] += expected - children[taken]
                 reach *= sigma[taken]
+                if parts is not None:
+                    term = Term("action", state.round, hand.names[position], source_of(decision))
+                    parts.append((term, expected - children[taken]))
             state, deals = deal_logged_board(state.apply(action), final)
             for before, after in deals:
                 per_hand[BOARD] += values.board(before, after)
+                if parts is not None:
+                    parts.append((Term("board", after.round), values.board(before, after)))
         if pending:
             raise AivatError(f"hand {final.hand_number}: decisions logged for position {position} that never acted then")
         outcome = values.checkdown(state) + np.zeros(len(reach))
@@ -195,6 +214,9 @@ class RangeAivat:
         out[:IMAGINARY, position] = per_hand @ weight
         out[IMAGINARY, position] = outcome @ weight - hand.values[position]
         out[:, 1 - position] = -out[:, position]
+        if terms is not None and parts is not None:
+            terms += [(term, float(np.sum(np.multiply(part, weight)))) for term, part in parts]
+            terms.append((Term("imaginary"), float(out[IMAGINARY, position])))
         return out, corrected
 
     def _raise_mean(self, state: State, low: int, high: int, margin: Callable[[tuple[int, ...]], np.ndarray]) -> np.ndarray:

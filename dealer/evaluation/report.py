@@ -25,6 +25,7 @@ from dealer.evaluation.estimates import default_decisions, evaluate_logs, summar
 from dealer.evaluation.matchlog import EvaluationError
 from dealer.evaluation.render import plot_report, print_report, write_json
 from dealer.evaluation.summary import MatchReport
+from dealer.evaluation.terms import TermSums, print_terms
 from protocol.errors import ProtocolError
 from protocol.gamedef import GameDef, load_game
 
@@ -37,6 +38,7 @@ def run_report(args: argparse.Namespace) -> int:
         report_match(
             args.logs, decisions, out=sys.stdout, json_path=args.json, plot_path=args.plot, game=game, progress=True,
             full_range=args.full_range, guard=args.guard, value=args.value, blueprint=args.blueprint, jobs=args.jobs,
+            by_term=args.by_term,
         )  # fmt: skip
     except (EvaluationError, ProtocolError) as exc:
         print(f"dealer report: {exc}", file=sys.stderr)
@@ -63,6 +65,7 @@ def report_match(
     value: str = "check-down",
     blueprint: Path | None = None,
     jobs: int = 1,
+    by_term: bool = False,
 ) -> MatchReport:
     """Evaluate match logs, print the report to ``out``, and return it.
 
@@ -88,17 +91,22 @@ def report_match(
         blueprint: the blueprint ``value="blueprint"`` loads (None: the shipped one).
         jobs: evaluate up to this many logs at once, each in its own process (which
             loads its own ṽ: worth it for ``value="blueprint"`` on long logs).
+        by_term: also print AIVAT's corrections term by term, each against zero
+            (:mod:`dealer.evaluation.terms`; the logs are then read in this process).
 
     Raises:
         EvaluationError: (one sentence) for unreadable or inconsistent logs, or a plot
             or JSON file that cannot be written.
     """
+    terms = TermSums() if by_term else None
     evaluated = evaluate_logs(
         log_paths, decisions, game=game, progress=progress, full_range=full_range, guard=guard, value=value,
-        blueprint=blueprint, jobs=jobs,
+        blueprint=blueprint, jobs=jobs, terms=terms,
     )  # fmt: skip
     report = summarize_report(evaluated)
     print_report(report, out)
+    if terms is not None:
+        print_terms(terms, evaluated.logs[0].game.big_blind, out)
     if json_path is not None:
         write_json(json_path, report.as_dict())
     if plot_path is not None:
