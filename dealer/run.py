@@ -26,6 +26,7 @@ from pathlib import Path
 
 from dealer.bots import POLICIES, game_problem
 from dealer.lifetime import FolderLock, describe_exit, start_member, stop_group
+from dealer.provenance import code_version, describe
 from protocol.arguments import add_command
 from protocol.errors import GameDefError
 from protocol.gamedef import GameDef, bundled_game_names, load_game
@@ -638,13 +639,18 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             check_logs(out, matches, plan, settings)
+            now = code_version()
+            if "code" in settings and settings["code"] != now:
+                # Not refused (a fix may be why the run stopped), but its logs now mix two versions.
+                print(f"dealer run: note: this run started with {describe(settings['code'])} and resumes with "
+                      f"{describe(now)}", file=sys.stderr)  # fmt: skip
         elif (out / RUN_FILE).exists():
             # A second run here would rewrite the match logs and append to the decision logs.
             raise RunFailed(f"{out} holds an earlier run ({RUN_FILE}); finish it with dealer run --resume "
                             f"{shlex.quote(str(out))}, or give this run another --out")  # fmt: skip
         else:
             tmp = out / (RUN_FILE + ".tmp")  # whole or absent: a run killed now leaves no half a file
-            tmp.write_text(json.dumps(settings, indent=1) + "\n")
+            tmp.write_text(json.dumps({**settings, "code": code_version()}, indent=1) + "\n")
             tmp.replace(out / RUN_FILE)
             _keep_game_file(game_arg, out)
     except RunFailed as exc:

@@ -40,6 +40,8 @@ from pathlib import Path
 
 from repo_root import ROOT
 
+from dealer.provenance import code_version, describe
+
 DEFAULT_DATA = ROOT / "docs" / "results" / "data" / "flop2-vs-river"
 
 
@@ -168,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if seat == args.baseline and args.baseline_logs is not None:
             folders[seat] = args.baseline_logs
-            print(f"+ the baseline's logs: {args.baseline_logs}", flush=True)
+            code = json.loads((args.baseline_logs / "run.json").read_text()).get("code")
+            print(f"+ the baseline's logs: {args.baseline_logs} (played by {describe(code)}; this chunk's "
+                  f"candidate by {describe(code_version())})", flush=True)  # fmt: skip
             continue
         folders[seat] = args.out / f"{seat}-seed{args.seed}"
         _dealer("run", kind, args.opponent, *options, "--duplicate", "--hands", str(hands), "--seed", str(args.seed), "--out",

@@ -193,3 +193,26 @@ def test_agent_args_reach_the_agent_seats_only_and_old_runs_resume(tmp_path):
     (out / "run.json").write_text(json.dumps(settings))
     resumed = dealer_run("--resume", str(out))
     assert resumed.returncode == 0, resumed.stderr
+    assert "resumes with" not in resumed.stderr  # the same code: no note
+
+
+def test_run_json_says_which_code_played_and_a_resume_by_other_code_is_noted(tmp_path):
+    from dealer.provenance import code_version
+
+    out = tmp_path / "run"
+    assert dealer_run("random", "raise", "--hands", "20", "--seed", "3", "--out", str(out)).returncode == 0
+    settings = json.loads((out / "run.json").read_text())
+    assert settings["code"] == code_version()
+    if settings["code"] is not None:  # a git checkout (CI's clean clone is one)
+        assert re.fullmatch(r"[0-9a-f]{40}", settings["code"]["commit"]) and isinstance(settings["code"]["modified"], bool)
+    (out / "run.json").write_text(json.dumps({**settings, "code": {"commit": "0" * 40, "modified": True}}))
+    other = dealer_run("--resume", str(out))
+    assert other.returncode == 0, other.stderr
+    assert "this run started with 0000000 + changes and resumes with " in other.stderr
+
+
+def test_code_version_outside_a_checkout_is_none(tmp_path):
+    from dealer.provenance import code_version, describe
+
+    assert code_version(tmp_path) is None
+    assert describe(None) == "unknown code" and describe({"commit": "ab" * 20, "modified": False}) == "abababa"
