@@ -264,8 +264,8 @@ def evaluate_hands(
         seat_values: ṽ of that whole-range estimator (:class:`dealer.evaluation.rangeaivat.CheckDown`
             by default; :class:`dealer.evaluation.blueprintvalue.BlueprintValue`).
         terms: if given, receives each hand's corrections term by term
-            (:mod:`dealer.evaluation.terms`): by decision for a hand averaged over a
-            seat's range, by kind for the others.
+            (:mod:`dealer.evaluation.terms`: the deal, each board, each corrected
+            decision, the average over private hands), whichever way the hand is valued.
 
     Raises:
         AivatError: if a decision log contradicts the match log, or imaginary
