@@ -60,7 +60,14 @@ from agent.timing import Deadline, TimeManager, run_with_deadline
 from protocol.rules import Action, ActionType, State, initial_state, start_of_round
 from solver.bets import AbstractionError, ActionAbstraction, draw_size_scale, parse_abstraction
 from solver.follow import TranslationMemory, skip_chance, translate_action
-from solver.subgame.alternatives import GADGET_KERNEL, SAFE_GADGETS, blueprint_alternatives, estimated_alternatives, safe_hook
+from solver.subgame.alternatives import (
+    GADGET_KERNEL,
+    SAFE_GADGETS,
+    BlueprintRows,
+    blueprint_alternatives,
+    estimated_alternatives,
+    safe_hook,
+)
 from solver.subgame.blueprint_leaves import BlueprintLeafValues
 from solver.subgame.depth_limited import CONTINUATIONS
 from solver.subgame.depth_limited_range import DepthLimitedSolver
@@ -706,6 +713,23 @@ def actions_since(root_betting: str, state: State) -> list[Action] | None:
         replay = replay.apply(action)
         done += 1
     return flat[done:] if replay.betting == root_betting else None
+
+
+def warm_up_depth_limited(blueprint: BlueprintRows, threads: int = 1) -> None:
+    """Compile (or load from numba's cache) a depth-limited solve's kernels before the match:
+    one iteration of a flop subgame cut at the end of the flop, its leaves valued by
+    ``blueprint`` on one runout of turn and river (a turn fallback runs the same kernels).
+    Cold, a flop-mode agent's first solves gave up with no iteration (four of them in the
+    first match of a fresh checkout, docs/results/2026-11-29-depth-limited-turn.md)."""
+    from protocol.gamedef import load_game
+    from protocol.wire import parse_matchstate
+
+    game = load_game("holdem.nolimit.2p")
+    state = parse_matchstate("MATCHSTATE:0:0:r200c/:AsKd|/2c7hKs", game).state
+    me = state.current_player
+    cut = build_subgame(state, parse_abstraction("1;allin;cap=0,1,1,1"), depth_limited=True)
+    leaves = BlueprintLeafValues(cut, blueprint, me, DL_CONTINUATIONS, seed=0)
+    DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - me, threads=threads).iterate(1)
 
 
 def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:

@@ -256,12 +256,14 @@ def build_strategist(
         raise StrategistError("the blueprint was trained for another game shape (rounds, cards, deck) than this match's")
     if blueprint_only:
         return AgentStrategist(blueprint, None, seed, action_floor=action_floor)
-    from agent.solving import SolvingStage, warm_up
+    from agent.solving import SolvingStage, warm_up, warm_up_depth_limited
 
     # Subgames rooted before the river split their river parts over the threads (an
     # ACPC entry has 2 cores to itself); river subgames run on one either way.
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     warm_up(threads=threads)
+    if SOLVE_FROM[solve_from] > 0 and can_value(blueprint):  # depth-limited flop or turn solves
+        warm_up_depth_limited(blueprint, threads)
     solving = SolvingStage(np.random.default_rng([seed, 2]), threads=threads, settings=solve)
     return AgentStrategist(blueprint, solving, seed, SOLVE_FROM[solve_from], action_floor=action_floor,
                     call_rule=all_in == "equity")
