@@ -729,7 +729,9 @@ def warm_up_depth_limited(blueprint: BlueprintRows, threads: int = 1) -> None:
     me = state.current_player
     cut = build_subgame(state, parse_abstraction("1;allin;cap=0,1,1,1"), depth_limited=True)
     leaves = BlueprintLeafValues(cut, blueprint, me, DL_CONTINUATIONS, seed=0)
-    DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - me, threads=threads).iterate(1)
+    solver = DepthLimitedSolver(cut, np.ones((2, cut.n_hands)), leaves, chooser=1 - me, threads=threads)
+    solver.iterate(1)
+    solver.average_strategy()
 
 
 def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> None:
@@ -749,6 +751,7 @@ def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> N
         solver = SubgameSolver(sg, np.ones((2, sg.n_hands)), threads=threads)
         solver.iterate(1)
         solver.exploitability()
+        solver.average_strategy()
     state = parse_matchstate("MATCHSTATE:0:0:cc/cc/cc/:AsKd|/2c7hKs/9d/3h", game).state
     sg = build_subgame(state, abstraction or parse_abstraction("1;allin;cap=1"))
     solver = SubgameSolver(sg, np.ones((2, sg.n_hands)))
@@ -757,3 +760,6 @@ def warm_up(abstraction: ActionAbstraction | None = None, threads: int = 1) -> N
     alternatives = sg.to_hole_pairs(estimated_alternatives(solver, [], state.board, 0))
     solver.iterate(1, safe_hook(sg, solver.ranges, 0, alternatives))
     solver.best_response_values(0, 1)  # what a first solve's blueprint values run
+    # Every solve ends by reading its average strategy: cold, its kernel took about 3.8 s
+    # after the first river solve of a fresh checkout's match (past the solve's deadline).
+    solver.average_strategy()
