@@ -254,6 +254,13 @@ def test_a_turn_resolve_after_an_off_tree_raise_is_safe_with_estimates_before_th
     assert decision.source == stage.settings.later_kind and agent.hand.notes["solve"] is not active
 
 
+def _fresh_interpreter(script: str) -> str:
+    """``script``'s output in a new Python process (no kernel compiled by earlier tests)."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_needs():
     # Compiling it cold takes about 12 s: inside a first turn solve's budget that solve
     # managed no iteration and played the blueprint with a WARNING (the deploy check).
@@ -266,9 +273,7 @@ def test_warm_up_with_two_threads_compiles_the_parallel_kernel_a_turn_solve_need
         "warm_up(threads=2)\n"
         "print(len(frontier_values.signatures))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    one_thread, two_threads = (int(x) for x in done.stdout.split())
+    one_thread, two_threads = (int(x) for x in _fresh_interpreter(script).split())
     assert one_thread == 0 and two_threads >= 1
 
 
@@ -286,9 +291,7 @@ def test_a_flop_mode_agent_warms_up_the_depth_limited_kernels_before_the_match()
         "build_strategist(load_game('holdem.nolimit.2p'), None, blueprint_only=False, seed=0, solve_from='flop')\n"
         "print(len(showdown_signs.signatures), len(normalize_rows.signatures))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    before, after = ([int(x) for x in line.split()] for line in done.stdout.splitlines())
+    before, after = ([int(x) for x in line.split()] for line in _fresh_interpreter(script).splitlines())
     assert before == [0, 0] and after[0] >= 1 and after[1] >= 2  # a float32 and a float64 average
 
 
