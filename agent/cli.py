@@ -17,7 +17,7 @@ from protocol.gamedef import load_game
 if TYPE_CHECKING:
     from agent.solving import SolveSettings
 
-#: agent.strategy.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
+#: solver.action_floor.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
 #: agent.solving.SUBGAME_ABSTRACTION, RIVER_RERAISE_SIZES and TURN_SEARCHES, solver.subgame.alternatives.SAFE_GADGETS
 #: and agent.strategist.ALL_IN_RULES, copied so that --help loads
 #: neither the agent nor numpy (tests/test_help.py checks they agree).

@@ -16,6 +16,7 @@ import numpy as np
 
 from protocol.decisions import ROW_TOTAL
 from protocol.rules import CALL, Action, ActionType, State, raise_to
+from solver.action_floor import ACTION_FLOOR, threshold  # noqa: F401 (the agent's names for them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,24 +96,3 @@ def quantize(probs: np.ndarray, blocked: np.ndarray, fallback_column: int) -> np
     return counts.astype(np.uint16)
 
 
-#: Blueprint actions below this probability are not played (:func:`threshold`).
-ACTION_FLOOR = 0.05
-
-
-def threshold(probs: np.ndarray, floor: float) -> np.ndarray:
-    """Rows of ``probs`` without the actions below ``floor``, renormalised (a row whose
-    every action is below it keeps its largest).
-
-    A blueprint trained by sampling keeps a little probability on actions it has not yet
-    learnt to avoid (an open-shove with 6-2 at 0.5%); played, those cost chips in every
-    hand they are drawn.  Removing them ("thresholding", Ganzfried, Sandholm and Waugh,
-    AAMAS 2012) is what competition agents did with their abstract strategies.
-    """
-    probs = np.asarray(probs, np.float64)
-    kept = np.where(probs >= floor, probs, 0.0)
-    empty = kept.sum(axis=1) <= 0
-    if empty.any():
-        top = probs[empty].argmax(axis=1)
-        kept[np.flatnonzero(empty), top] = probs[empty, top]
-    sums = kept.sum(axis=1, keepdims=True)
-    return np.divide(kept, sums, out=np.zeros_like(kept), where=sums > 0)

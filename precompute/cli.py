@@ -162,13 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
         sub, "health", "is a blueprint trained enough to play from? (untrained infosets, probes; exit 1 if not)",
         "Near-uniform infosets per round weighted by self-play reach, sanity probes with exact answers, "
         "and the LBR command; exit 0 only if every probe passes and flop and turn are <= 5% near uniform.",
-        "examples:\n  precompute health\n  precompute health bp/main/blueprint.art --checkpoint bp/main/checkpoint.mccfr",
+        "examples:\n  precompute health\n  precompute health --floor 0.05    # the rows as the agent plays them\n"
+        "  precompute health bp/main/blueprint.art --checkpoint bp/main/checkpoint.mccfr",
     )  # fmt: skip
     p.add_argument("blueprint", nargs="?", type=Path, help="blueprint artifact (default: the shipped one)")
     p.add_argument("--checkpoint", type=Path, help="the run's OUT/checkpoint.mccfr: also untouched / tiny-regret shares")
     p.add_argument("--hands", type=int, default=20_000, help="self-play hands for the reach weights (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and boards (default 0)")
     p.add_argument("--json", type=Path, help="also write the report as JSON here")
+    p.add_argument("--floor", type=float, default=0.0, metavar="F",
+                   help="report on the rows as the agent plays them: actions below probability F dropped (the agent's "
+                        "--action-floor, default 0.05 there); default 0, the raw blueprint")
     p.add_argument("--lbr-hands", type=int, help="also run the blueprint-only LBR command for this many hands (slow)")
     p.add_argument("--lbr-out", type=Path, help="the LBR run's folder (default: a temporary one)")
     p.set_defaults(func=_health)
@@ -285,7 +289,7 @@ def _health(args: argparse.Namespace) -> int:
 
     bp = Blueprint.load(args.blueprint)
     report = health_report(bp, hands=args.hands, seed=args.seed, checkpoint=args.checkpoint,
-                           default_blueprint=args.blueprint is None)  # fmt: skip
+                           default_blueprint=args.blueprint is None, floor=args.floor)  # fmt: skip
     if args.lbr_hands is not None:
         with tempfile.TemporaryDirectory(prefix="health-lbr-") as tmp:
             report.lbr = run_lbr(args.blueprint, args.lbr_hands, args.lbr_out or tmp)

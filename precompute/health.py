@@ -44,6 +44,7 @@ from precompute.blueprint import Blueprint
 from precompute.equity import runout_histograms
 from protocol.cards import cards_str
 from protocol.fasteval import HOLE_PAIRS, NUM_HOLE_PAIRS, eval_tables, fast_rank_hand, rank_range
+from solver.action_floor import kept_actions
 from solver.artifacts import ArtifactError, load_artifact
 from solver.cfr.mccfr import CHECKPOINT_KIND, SampledDeals
 from solver.tree import CHANCE, DECISION
@@ -123,6 +124,8 @@ class HealthReport:
     checkpoint: str | None = None
     checkpoint_iterations: int | None = None
     lbr: dict[str, Any] | None = None
+    #: Rows reported as the agent plays them: actions below this probability dropped (0: raw).
+    floor: float = 0.0
     definitions: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -244,6 +247,23 @@ def _worst_fold(
 def _raw_strategy(bp: Blueprint) -> np.ndarray:
     """The blueprint's quantized rows (uint8, in its layout): the shares are per bucket."""
     return bp.table
+
+
+def floored(bp: Blueprint, floor: float) -> Blueprint:
+    """``bp`` with every row as the agent plays it (``agent --action-floor``): the
+    actions below ``floor`` dropped (:func:`solver.action_floor.kept_actions`), the rest
+    keeping their quantized weights (so each row's shares are the agent's renormalised
+    probabilities)."""
+    if not 0 <= floor < 1:
+        raise ValueError(f"--floor must be in [0, 1), got {floor}")
+    table = np.array(bp.table)
+    tree = bp.tree
+    for node in np.flatnonzero(tree.kind == DECISION):
+        n_a, base = int(tree.child_count[node]), int(bp.layout.offset[node])
+        end = base + bp.layout.rows[int(tree.round[node])] * n_a
+        rows = table[base:end].reshape(-1, n_a)
+        rows[~kept_actions(rows, floor)] = 0
+    return Blueprint(bp.game, tree, bp.layout, table, bp.cards, {**bp.params, "action_floor": floor}, bp.path)
 
 
 def infoset_index(bp: Blueprint) -> tuple[np.ndarray, np.ndarray]:
@@ -613,11 +633,14 @@ def run_lbr(blueprint: str | Path | None, hands: int, out: str | Path) -> dict[s
 
 
 def health_report(bp: Blueprint, *, hands: int = 20_000, seed: int = 0, checkpoint: str | Path | None = None,
-                  default_blueprint: bool = False) -> HealthReport:  # fmt: skip
+                  default_blueprint: bool = False, floor: float = 0.0) -> HealthReport:  # fmt: skip
     """Compute the whole report (see the module docstring).
 
     Args:
         hands: self-play hands for the reach weights (at least 1).
+        floor: report on the rows as the agent plays them, the actions below this
+            probability dropped (:func:`floored`; the agent's default is 0.05); 0 reports
+            the raw blueprint.  The self-play reach, the shares and the probes all use them.
         checkpoint: a training checkpoint of this blueprint's tree, for the regret shares.
         default_blueprint: ``bp`` is the shipped default (the LBR command then names no file).
 
@@ -630,6 +653,8 @@ def health_report(bp: Blueprint, *, hands: int = 20_000, seed: int = 0, checkpoi
     if bp.game.num_players != 2:
         raise ValueError("the health report is for heads-up blueprints")
     started = time.perf_counter()
+    if floor > 0:
+        bp = floored(bp, floor)
     regret, ck_iterations = load_regrets(checkpoint, bp) if checkpoint is not None else (None, None)
     visits = self_play_visits(bp, hands, seed)
     rounds = round_health(bp, visits, regret)
@@ -656,7 +681,7 @@ def health_report(bp: Blueprint, *, hands: int = 20_000, seed: int = 0, checkpoi
         gate={k: v for k, v in gate.items() if v is not None}, passed=gate_ok and all(p.passed for p in probes),
         lbr_command=lbr_command(None if default_blueprint else bp.path),
         checkpoint=str(checkpoint) if checkpoint is not None else None, checkpoint_iterations=ck_iterations,
-        definitions=definitions,
+        floor=floor, definitions=definitions,
     )  # fmt: skip
 
 
@@ -671,6 +696,9 @@ def format_report(report: HealthReport) -> str:
         f"Blueprint health: {report.blueprint} ({iters}{report.nodes:,} betting nodes)",
         f"self-play: {report.hands:,} hands, seed {report.seed} ({report.seconds:.1f} s for the whole report)",
         f"near uniform = {report.definitions['near_uniform']}; reached = {report.definitions['reached']}",
+        (f"rows as the agent plays them: actions below {report.floor:.0%} dropped (agent --action-floor "
+         f"{report.floor:g}), the rest renormalised" if report.floor > 0 else
+         "rows as trained (raw; --floor 0.05 reports them as the agent plays them)"),
         "",
     ]
     head = f"{'round':8} {'infosets':>10} {'visited':>9} {'visits':>9} {'near-unif reached':>18} {'near-unif all':>14}"

@@ -66,11 +66,11 @@ def test_help_constants_agree_with_the_modules_they_stand_for():
     import solver.cli
     from agent.solving import RIVER_RERAISE_SIZES, SAFE_ITERATIONS, SUBGAME_ABSTRACTION, TURN_SEARCHES
     from agent.strategist import ALL_IN_RULES
-    from agent.strategy import ACTION_FLOOR
     from dealer.evaluation.arguments import WARMUP
     from dealer.evaluation.guard import WARMUP as GUARD_WARMUP
     from precompute.blueprint_train import DEFAULT_ACTIONS, QUICK_ITERATIONS
     from precompute.bucketing import PRESETS
+    from solver.action_floor import ACTION_FLOOR
     from solver.cce.cfr_jr import ALGORITHMS, VARIANTS
     from solver.cfr.fullwidth import PRESETS as CFR_PRESETS
     from solver.subgame.alternatives import SAFE_GADGETS

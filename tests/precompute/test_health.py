@@ -17,6 +17,7 @@ from precompute.cli import main
 from protocol.cards import parse_cards
 from protocol.fasteval import HOLE_PAIRS
 from protocol.rules import raise_to
+from solver.action_floor import ACTION_FLOOR, threshold
 from solver.artifacts import load_artifact, save_artifact
 from solver.tree import CHANCE, DECISION
 
@@ -145,6 +146,31 @@ def test_planted_aa_fold_fails_probe_a(quick):
     probe = health.probe_aces(_copy(bp, planted))
     assert not probe.passed and probe.figure == pytest.approx(128 / 255)
     assert "'r300' (big blind to act)" in probe.detail and "folds 50.2%" in probe.detail
+
+
+def test_the_floor_reports_the_rows_the_agent_plays(quick):
+    """``--floor``: every row of the floored blueprint is the agent's thresholded row, so a
+    small planted AA fold fails the raw probe and is gone as played; a large one stays."""
+    bp = Blueprint.load(quick / "blueprint.art")
+    floored = health.floored(bp, ACTION_FLOOR)
+    for node in np.flatnonzero(bp.tree.kind == DECISION)[::97]:
+        board = () if bp.tree.round[node] == 0 else parse_cards("2c7hKs9d3s")[: 2 + int(bp.tree.round[node])]
+        raw = bp.range_strategy(int(node), board)
+        np.testing.assert_allclose(floored.range_strategy(int(node), board), threshold(raw, ACTION_FLOOR), atol=1e-12)
+    aces = bp.bucket(0, parse_cards("AsAh"))
+    strategy = np.array(np.asarray(load_artifact(bp.path, BLUEPRINT_KIND).arrays["strategy"]))
+    for node, _ in _fold_rows(bp, (0,)):
+        _set_row(strategy, bp, node, aces, [0, 255])
+    node = bp.node_after([raise_to(300)])
+    _set_row(strategy, bp, node, aces, [8, 247])  # folds 3.1%: below the floor
+    assert not health.probe_aces(_copy(bp, strategy)).passed
+    assert health.probe_aces(health.floored(_copy(bp, strategy), ACTION_FLOOR)).figure == 0.0
+    _set_row(strategy, bp, node, aces, [20, 235])  # folds 7.8%: played
+    assert health.probe_aces(health.floored(_copy(bp, strategy), ACTION_FLOOR)).figure == pytest.approx(20 / 255)
+    report = health.health_report(bp, hands=200, floor=ACTION_FLOOR)
+    assert report.floor == ACTION_FLOOR and "actions below 5% dropped" in health.format_report(report)
+    with pytest.raises(ValueError, match="--floor must be in"):
+        health.floored(bp, 1.0)
 
 
 def test_planted_open_shoves_fail_probe_d(quick):
