@@ -653,8 +653,8 @@ def health_report(bp: Blueprint, *, hands: int = 20_000, seed: int = 0, checkpoi
     if bp.game.num_players != 2:
         raise ValueError("the health report is for heads-up blueprints")
     started = time.perf_counter()
-    if floor > 0:
-        bp = floored(bp, floor)
+    if floor != 0:
+        bp = floored(bp, floor)  # refuses a floor outside [0, 1)
     regret, ck_iterations = load_regrets(checkpoint, bp) if checkpoint is not None else (None, None)
     visits = self_play_visits(bp, hands, seed)
     rounds = round_health(bp, visits, regret)

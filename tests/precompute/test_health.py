@@ -169,8 +169,9 @@ def test_the_floor_reports_the_rows_the_agent_plays(quick):
     assert health.probe_aces(health.floored(_copy(bp, strategy), ACTION_FLOOR)).figure == pytest.approx(20 / 255)
     report = health.health_report(bp, hands=200, floor=ACTION_FLOOR)
     assert report.floor == ACTION_FLOOR and "actions below 5% dropped" in health.format_report(report)
-    with pytest.raises(ValueError, match="--floor must be in"):
-        health.floored(bp, 1.0)
+    for bad in (1.0, -0.05):
+        with pytest.raises(ValueError, match="--floor must be in"):
+            health.health_report(bp, hands=10, floor=bad)
 
 
 def test_planted_open_shoves_fail_probe_d(quick):
