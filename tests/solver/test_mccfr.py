@@ -133,6 +133,21 @@ def test_bucketed_training_and_best_response_through_the_buckets():
     assert exploitability(LEDUC, tabular).nash_conv < exploitability(LEDUC, plain.strategy()).nash_conv
 
 
+def test_average_rounds_change_no_regret():
+    """Adding to the average draws no random number, so runs that average different rounds
+    have the same regrets and the same average where both keep one (the premise of
+    docs/results/2026-11-30-turn-rows.md's test on the shipped run)."""
+    one = _solver(LEDUC, pluribus_schedule(2000, average_rounds=1))
+    both = _solver(LEDUC, pluribus_schedule(2000, average_rounds=2))
+    one.run(2000)
+    both.run(2000)
+    assert np.array_equal(one.regret, both.regret)
+    first = slice(*one.layout.block[0, 0])
+    assert one.avg[first].any() and np.array_equal(one.avg[first], both.avg[first])
+    later = slice(*one.layout.block[0, 1])
+    assert not one.avg[later].any() and both.avg[later].any()
+
+
 def test_average_rounds_keep_later_rounds_on_the_current_strategy():
     solver = _solver(LEDUC, MCCFRConfig(average_rounds=1))
     solver.run(1000)
