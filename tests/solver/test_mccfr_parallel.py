@@ -54,3 +54,15 @@ def test_stop_is_checked_between_blocks():
 def test_needs_two_players():
     with pytest.raises(ValueError, match="two-player game"):
         ParallelMCCFRSolver(KUHN3.tree, deck(KUHN3.game), identity_abstraction(KUHN3.space))
+
+
+def test_the_averaged_rounds_change_no_regret_on_two_threads():
+    """As with one thread (tests/solver/test_mccfr.py): the blueprint trainer's regrets do
+    not depend on which rounds keep an average."""
+    one = _solver(2, config=pluribus_schedule(60_000, average_rounds=1))
+    both = _solver(2, config=pluribus_schedule(60_000, average_rounds=2))
+    one.run(3 * 256)
+    both.run(3 * 256)
+    assert np.array_equal(one.regret, both.regret)
+    later = slice(*one.layout.block[0, 1])
+    assert not one.avg[later].any() and both.avg[later].any()
