@@ -28,13 +28,14 @@ import structlog
 from agent.allin import call_or_fold, nothing_left_to_decide
 from agent.blueprint_view import BlueprintSource, BlueprintView, can_value, opponent_reach
 from agent.player import HandContext
-from agent.strategy import ACTION_FLOOR, RangeStrategy, threshold
+from agent.strategy import RangeStrategy
 from agent.timing import TimeManager
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import GameDef
 from protocol.rules import CALL, FOLD, Action, ActionType, State
 from protocol.seeding import SIZES, TRANSLATION, reseed
 from protocol.wire import MatchState
+from solver.action_floor import ACTION_FLOOR, threshold
 from solver.follow import Step, TranslationMemory, real_actions, walk
 from solver.tree import DECISION
 

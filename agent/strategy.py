@@ -16,7 +16,6 @@ import numpy as np
 
 from protocol.decisions import ROW_TOTAL
 from protocol.rules import CALL, Action, ActionType, State, raise_to
-from solver.action_floor import ACTION_FLOOR, threshold  # noqa: F401 (the agent's names for them)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,13 @@ import pytest
 
 from agent.player import Agent
 from agent.strategist import AgentStrategist
-from agent.strategy import legalize, threshold
+from agent.strategy import legalize
 from agent.timing import TimeLimits, TimeManager
 from dealer.bots import raise_policy
 from protocol.gamedef import load_game, parse_gamedef
 from protocol.rules import CALL, FOLD, ActionType, State, initial_state, with_cards
 from protocol.wire import format_view, parse_matchstate
+from solver.action_floor import threshold
 from solver.bets import parse_abstraction
 from solver.follow import TranslationMemory, real_actions, walk
 from solver.tree import build_tree
