@@ -47,6 +47,7 @@ import resource
 import shutil
 import signal
 import statistics
+import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -58,7 +59,8 @@ import numpy as np
 import structlog
 
 from precompute.blueprint import BLUEPRINT_KIND, cache_dir, quantize
-from precompute.bucketing import PRESETS
+from precompute.bucketing import KIND as CARDS_KIND
+from precompute.bucketing import PRESETS, ROUND_NAMES, AbstractionConfig, load_round, round_params
 from precompute.cardbuckets import BlueprintCards
 from precompute.potential import build_card_abstraction
 from precompute.riverochs import RiverOCHS
@@ -67,7 +69,7 @@ from protocol.cards import deck
 from protocol.cluster import cluster_cpus, connect_ray
 from protocol.gamedef import GameDef
 from protocol.progress import Progress
-from solver.artifacts import load_artifact, read_header, save_artifact
+from solver.artifacts import ArtifactError, decompressed, load_artifact, read_header, save_artifact
 from solver.bets import parse_abstraction
 from solver.cfr.block_pools import LocalBlockPool, RayBlockPool
 from solver.cfr.mccfr import CHECKPOINT_KIND, MCCFRConfig, MCCFRSolver, pluribus_schedule
@@ -214,6 +216,9 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
         card_config = PRESETS[config.cards]
         build_card_abstraction(game, out / "cards", card_config, show_progress=show_progress)
         cards = BlueprintCards.load_built(out / "cards", game, card_config.buckets[3])
+        cards_hash = cards.content_hash()
+        if checkpoint.exists():
+            _check_cards(checkpoint, cards_hash, out / "cards")
         solver: MCCFRSolver
         if config.distributed:
             spec = WorkerSpec(game, config.actions, tree_arrays(tree), tuple(np.array(m) for m in cards.maps),
@@ -229,6 +234,7 @@ def train_blueprint(game: GameDef, out: str | Path, config: TrainConfig, *, comm
             solver = ParallelMCCFRSolver(tree, deck(game), cards.abstraction(config.cards), schedule, config.seed,
                                          block=config.block, threads=config.threads)
             how = {"threads": config.threads}
+        solver.header_params["cards_hash"] = cards_hash
         return _train(solver, out, config, cards, schedule, how, command=command, show_progress=show_progress)
     finally:
         cleanup.close()
@@ -280,6 +286,7 @@ def _train(solver: MCCFRSolver, out: Path, config: TrainConfig, cards: Blueprint
         "average_rounds": config.average_rounds,
         "card_preset": config.cards,
         "card_config": PRESETS[config.cards].params(),
+        "cards_hash": solver.header_params.get("cards_hash"),
         "schedule": list(schedule),
         "seconds_this_run": round(seconds, 1),
         **how,
@@ -329,6 +336,66 @@ def seed_checkpoint(source: str | Path, out: str | Path) -> Path:
         raise ValueError(f"--resume-from {source} is not valid xz data ({exc})") from None
     os.replace(tmp, target)
     return target
+
+
+def seed_cards(source: str | Path, folder: str | Path, game: GameDef, config: AbstractionConfig) -> list[Path]:
+    """Write the card maps stored in the blueprint ``source`` (``.art``, or ``.xz`` as
+    shipped) into ``folder`` as a built abstraction of ``config``, so that a run trains on
+    exactly those maps instead of rebuilding them: the build is not the same across code
+    versions (2026-11-30: today's flop map differs from the one inside the blueprint
+    shipped on 2026-11-26 in 0.067% of its entries), and a run must continue on its own.
+
+    Raises:
+        ValueError: if ``source`` is missing or not a blueprint, was trained on another
+            card configuration or a potential-aware river, or ``folder`` already holds
+            other maps.
+    """
+    source, folder = Path(source), Path(folder)
+    if not source.is_file():
+        raise ValueError(f"--cards-from {source}: no such file")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            path = decompressed(source, tmp) if source.suffix == ".xz" else source
+            art = load_artifact(path, BLUEPRINT_KIND, game=game)
+        except ArtifactError as exc:
+            raise ValueError(f"--cards-from {source}: {exc}") from None
+        maps = [np.array(art.arrays[key]) for key in ("preflop_map", "flop_map", "turn_map")]
+        params = art.params
+    if params.get("card_config") != config.params():
+        raise ValueError(f"--cards-from {source} was trained on card configuration {params.get('card_config')}, "
+                         f"not this run's {config.params()}")  # fmt: skip
+    if params.get("river", "strength") != "strength" or config.clustering != "equity":
+        raise ValueError(f"--cards-from {source}: only equity-based card maps (hand-strength river) can be reused")
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for round_, buckets in enumerate(maps):
+        path = folder / f"{ROUND_NAMES[round_]}.buckets"
+        if path.exists():
+            if not np.array_equal(load_round(path, game, round_params(config, round_)), buckets):
+                raise ValueError(f"{path} holds other {ROUND_NAMES[round_]} buckets than --cards-from {source}; "
+                                 "start a new --out")  # fmt: skip
+            continue
+        save_artifact(path, CARDS_KIND, {"buckets": buckets}, game=game, params=round_params(config, round_))
+        written.append(path)
+    return written
+
+
+def _check_cards(checkpoint: Path, cards_hash: str, folder: Path) -> None:
+    """Refuse to resume ``checkpoint`` on card maps other than those it was trained on
+    (checkpoints written before the maps' hash was recorded are resumed with a warning).
+
+    Raises:
+        ValueError: naming both hashes and how to continue on the run's own maps.
+    """
+    trained = read_header(checkpoint)[0]["params"].get("cards_hash")
+    if trained is None:
+        log.warning("cards_unchecked", checkpoint=str(checkpoint),
+                    hint="this checkpoint does not record its card maps' hash; if it came from another machine, "
+                         "pass --cards-from the blueprint its run exported")  # fmt: skip
+    elif trained != cards_hash:
+        raise ValueError(f"{checkpoint} was trained on other card maps (hash {trained[:12]}) than {folder} holds "
+                         f"({cards_hash[:12]}); continue it on its own with --cards-from a blueprint its run "
+                         "exported, in a new --out")  # fmt: skip
 
 
 def _trained_workers(checkpoint: Path) -> int | None:

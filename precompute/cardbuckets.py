@@ -12,6 +12,7 @@ single lookups or whole ranges for the agent.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -86,6 +87,19 @@ class BlueprintCards:
         self.river = river
         self._ranges: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
         self.n_buckets = (*(int(m.max()) + 1 if m.size else 0 for m in maps), int(n_river))
+
+    def content_hash(self) -> str:
+        """SHA-256 of the buckets every deal gets: the preflop, flop and turn maps (as
+        uint16, whatever their stored type), the river's bucket count and its OCHS centers
+        if any.  A run's checkpoints record it, so that a run never continues on other maps."""
+        digest = hashlib.sha256()
+        for m in self.maps:
+            digest.update(np.ascontiguousarray(m, np.uint16).tobytes())
+        digest.update(np.int64(self.n_buckets[3]).tobytes())
+        if self.river is not None:
+            digest.update(np.ascontiguousarray(self.river.centers, np.float32).tobytes())
+            digest.update(np.ascontiguousarray(self.river.pair_cluster, np.uint16).tobytes())
+        return digest.hexdigest()
 
     @classmethod
     def load_built(cls, folder: str | Path, game: GameDef, n_river: int) -> BlueprintCards:

@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume-from", type=Path, metavar="CHECKPOINT",
                    help="start OUT (which must hold no checkpoint yet) from this saved checkpoint (.mccfr, or .xz "
                         "compressed), e.g. the shipped run's: precompute/data/training/")
+    p.add_argument("--cards-from", type=Path, metavar="BLUEPRINT",
+                   help="train on the card maps stored in this blueprint (.art or .xz) instead of building them: "
+                        "how a run continues exactly on its own maps, e.g. the shipped blueprint's run")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_blueprint)
 
@@ -249,7 +252,8 @@ def _abstraction(args: argparse.Namespace) -> int:
 
 
 def _blueprint(args: argparse.Namespace) -> int:
-    from precompute.blueprint_train import TrainConfig, seed_checkpoint, train_blueprint, write_recipe
+    from precompute.blueprint_train import TrainConfig, seed_cards, seed_checkpoint, train_blueprint, write_recipe
+    from precompute.bucketing import PRESETS
     from solver.artifacts import compress
     from solver.bets import parse_abstraction
 
@@ -268,6 +272,8 @@ def _blueprint(args: argparse.Namespace) -> int:
         stop_at=args.stop_at, schedule_iterations=args.schedule_iterations, average_rounds=args.average_rounds,
         workers=args.workers, ray=args.ray,
     )
+    if args.cards_from is not None:  # before the checkpoint: a wrong file leaves the folder as it was
+        seed_cards(args.cards_from, args.out / "cards", game, PRESETS[config.cards])
     if args.resume_from is not None:
         seed_checkpoint(args.resume_from, args.out)
     command = "precompute " + shlex.join(args.argv)

@@ -338,6 +338,9 @@ class MCCFRSolver:
         # Two streams, so that how iterations are batched cannot change the run.
         self.rng = np.array([seed, seed ^ 0x5DEECE66D], np.uint64)
         self.iterations = 0
+        #: Extra header parameters :meth:`save` records and :meth:`resume` does not check
+        #: (a caller's, e.g. the hash of the card maps the run trains on).
+        self.header_params: dict = {}
         children = tree.children
         self._tree = TraversalTree(
             tree.kind, tree.player, tree.round, tree.child_start, tree.child_count, children,
@@ -419,7 +422,8 @@ class MCCFRSolver:
     def save(self, path: str | Path) -> Path:
         """Write a checkpoint that :meth:`resume` continues exactly."""
         arrays = {"regret": self.regret, "avg": self.avg, "rng": self.rng, "iterations": np.array([self.iterations], np.int64)}
-        return save_artifact(path, CHECKPOINT_KIND, arrays, game=self.tree.game, params=self._params())
+        params = {**self.header_params, **self._params()}
+        return save_artifact(path, CHECKPOINT_KIND, arrays, game=self.tree.game, params=params)
 
     def resume(self, path: str | Path) -> None:
         """Load a checkpoint written by :meth:`save` for this same tree, abstraction,

@@ -11,12 +11,13 @@ import pytest
 
 from precompute.blueprint import DEFAULT_PATH, RECIPE_PATH, Blueprint, OffTreeAction
 from precompute.blueprint_train import stronger_recipe
+from precompute.bucketing import KIND as CARDS_KIND
 from precompute.cli import main
 from precompute.treecache import ARRAYS, LazyStates, cached_tree
 from protocol.fasteval import HOLE_PAIRS
 from protocol.gamedef import load_game
 from protocol.rules import CALL, FOLD, raise_to
-from solver.artifacts import ArtifactError, compress, load_artifact, read_header
+from solver.artifacts import ArtifactError, compress, load_artifact, read_header, save_artifact
 from solver.bets import parse_abstraction
 from solver.tree import build_tree
 from tests.precompute.conftest import QUICK_BLUEPRINT
@@ -195,3 +196,38 @@ def test_a_run_resumes_from_a_saved_compressed_checkpoint_in_a_new_folder(runs, 
     (tmp_path / "bad.xz").write_bytes(b"not xz")
     assert main([*QUICK, "--out", str(tmp_path / "y"), "--resume-from", str(tmp_path / "bad.xz")]) == 2
     assert "not valid xz data" in capsys.readouterr().err
+
+
+def test_a_run_never_continues_on_other_card_maps(runs, tmp_path, capsys):
+    """The checkpoint records its card maps' hash: a folder whose maps differ in one entry
+    (a rebuild by other code: 2026-11-30, 0.067% of the flop map) is refused in one sentence,
+    and ``--cards-from`` the run's own blueprint puts its maps back and continues it exactly."""
+    straight, resumed = runs
+    header = read_header(straight / "checkpoint.mccfr")[0]["params"]
+    assert header["cards_hash"] == read_header(straight / "blueprint.art")[0]["params"]["cards_hash"]
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    shutil.copy(resumed / "halfway.mccfr", moved / "checkpoint.mccfr")  # 2,048 of 4,096 iterations
+    shutil.copytree(straight / "cards", moved / "cards")
+    flop = load_artifact(moved / "cards" / "flop.buckets", CARDS_KIND)
+    buckets = np.array(flop.arrays["buckets"])
+    buckets[0] = (buckets[0] + 1) % (buckets.max() + 1)
+    save_artifact(moved / "cards" / "flop.buckets", CARDS_KIND, {**flop.arrays, "buckets": buckets},
+                  game=load_game("holdem.nolimit.2p"), params=flop.params)  # fmt: skip
+    assert main([*QUICK, "--out", str(moved), "--iterations", "4096"]) == 2
+    err = capsys.readouterr().err
+    assert "was trained on other card maps" in err and "--cards-from" in err and "\n" not in err.strip()
+    # --cards-from refuses a folder holding other maps; in a new folder it continues exactly.
+    assert main([*QUICK, "--out", str(moved), "--iterations", "4096", "--cards-from", str(straight / "blueprint.art")]) == 2
+    assert "holds other flop buckets than --cards-from" in capsys.readouterr().err
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(resumed / "halfway.mccfr", again / "checkpoint.mccfr")
+    assert main([*QUICK, "--out", str(again), "--iterations", "4096", "--cards-from", str(straight / "blueprint.art")]) == 0
+    a = load_artifact(straight / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    b = load_artifact(again / "checkpoint.mccfr", "mccfr-checkpoint").arrays
+    for name in ("regret", "avg", "rng", "iterations"):
+        np.testing.assert_array_equal(a[name], b[name])
+    capsys.readouterr()
+    assert main([*QUICK, "--out", str(tmp_path / "z"), "--cards-from", str(tmp_path / "none.art")]) == 2
+    assert "--cards-from" in (err := capsys.readouterr().err) and "no such file" in err
