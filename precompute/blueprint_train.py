@@ -414,6 +414,9 @@ def _check_resumable(checkpoint: Path, schedule: MCCFRConfig, config: TrainConfi
     """
     params = read_header(checkpoint)[0]["params"]
     trained = params.get("config")
+    if trained is not None and list(trained)[:-1] == list(schedule)[:-1] and trained[-1] != schedule.average_rounds:
+        raise ValueError(f"{checkpoint} was trained with --average-rounds {trained[-1]}; continue it with "
+                         f"--average-rounds {trained[-1]}")  # fmt: skip
     if trained is not None and list(trained) != list(schedule):
         hint = "the --schedule-iterations (default: --iterations) it was started with"
         if artifact.exists():
@@ -467,7 +470,8 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "More iterations: the Pluribus schedule is fixed in absolute iterations by",
         f"`--schedule-iterations` (here {schedule:,}; its discounting ends and its pruning",
         "starts within the first 4% of them), so the run above continues exactly.  Keep its `--out` folder",
-        "(or rerun the command above: it rebuilds the same checkpoint), then run it again with",
+        "(or rerun the command above with `--cards-from` the shipped file: it rebuilds the same checkpoint",
+        "on the same card maps, which a rebuild by other code need not give), then run it again with",
         "more `--iterations` and the same schedule, e.g. four times as many:",
         "",
         f"    {base} --iterations {more} --schedule-iterations {schedule}",
@@ -475,7 +479,7 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "It resumes from `OUT/checkpoint.mccfr`, checkpoints every few minutes (Ctrl-C stops it,",
         "the same command resumes) and writes a new `OUT/blueprint.art`; `agent connect",
         "--blueprint OUT/blueprint.art` plays it.  The time grows about in proportion to the",
-        f"iterations (the run above: {params.get('seconds_this_run', '?')} s with {_ran_on(params)}).",
+        f"iterations ({_time_words(params)}).",
         "",
         "A finer action abstraction (more flop, turn and river sizes) is a new run with",
         "`--actions` (e.g. `'0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'`) and a",
@@ -483,6 +487,13 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "converge.  Any blueprint of the same game shape plays in the agent.",
         "",
     ]
+
+
+def _time_words(params: dict[str, Any]) -> str:
+    seconds = params.get("seconds_this_run")
+    if isinstance(seconds, (int, float)) and seconds < 1:  # exported by a run resumed at its target
+        return f"the last part of the run above trained with {_ran_on(params)}; its times are noted below"
+    return f"the run above: {seconds if seconds is not None else '?'} s with {_ran_on(params)}"
 
 
 def _ran_on(params: dict[str, Any]) -> str:

@@ -111,6 +111,9 @@ def test_bad_options_are_one_sentence_errors(tmp_path, capsys, runs):
     assert "another Pluribus schedule; continue it with --schedule-iterations 4096" in err and "\n" not in err.strip()
     assert main([*QUICK, "--out", str(more), "--iterations", "2048", "--schedule-iterations", "4096"]) == 2
     assert "has 4096 iterations, more than --iterations 2048" in capsys.readouterr().err
+    assert main([*QUICK, "--out", str(more), "--iterations", "8192", "--schedule-iterations", "4096",
+                 "--average-rounds", "4"]) == 2  # fmt: skip
+    assert "trained with --average-rounds 2; continue it with --average-rounds 2" in capsys.readouterr().err
     assert main(["blueprint", "--game", "holdem.nolimit.2p", "--out", str(tmp_path)]) == 2
     assert "give --iterations" in capsys.readouterr().err
 
