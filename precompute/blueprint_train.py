@@ -341,9 +341,10 @@ def seed_checkpoint(source: str | Path, out: str | Path) -> Path:
 def seed_cards(source: str | Path, folder: str | Path, game: GameDef, config: AbstractionConfig) -> list[Path]:
     """Write the card maps stored in the blueprint ``source`` (``.art``, or ``.xz`` as
     shipped) into ``folder`` as a built abstraction of ``config``, so that a run trains on
-    exactly those maps instead of rebuilding them: the build is not the same across code
-    versions (2026-11-30: today's flop map differs from the one inside the blueprint
-    shipped on 2026-11-26 in 0.067% of its entries), and a run must continue on its own.
+    exactly those maps instead of rebuilding them: the build is not the same on every
+    machine (2026-11-30: the code that built the maps inside the blueprint shipped on
+    2026-11-26 builds maps here that differ from them in 0.067% of the flop's entries),
+    and a run must continue on its own.
 
     Raises:
         ValueError: if ``source`` is missing or not a blueprint, was trained on another

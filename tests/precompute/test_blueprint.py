@@ -203,7 +203,7 @@ def test_a_run_resumes_from_a_saved_compressed_checkpoint_in_a_new_folder(runs, 
 
 def test_a_run_never_continues_on_other_card_maps(runs, tmp_path, capsys):
     """The checkpoint records its card maps' hash: a folder whose maps differ in one entry
-    (a rebuild by other code: 2026-11-30, 0.067% of the flop map) is refused in one sentence,
+    (a rebuild on another machine: 2026-11-30, 0.067% of the flop map) is refused in one sentence,
     and ``--cards-from`` the run's own blueprint puts its maps back and continues it exactly."""
     straight, resumed = runs
     header = read_header(straight / "checkpoint.mccfr")[0]["params"]
