@@ -472,7 +472,7 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         f"`--schedule-iterations` (here {schedule:,}; its discounting ends and its pruning",
         "starts within the first 4% of them), so the run above continues exactly.  Keep its `--out` folder",
         "(or rerun the command above with `--cards-from` the shipped file: it rebuilds the same checkpoint",
-        "on the same card maps, which a rebuild by other code need not give), then run it again with",
+        "on the same card maps, which a rebuild on another machine need not give), then run it again with",
         "more `--iterations` and the same schedule, e.g. four times as many:",
         "",
         f"    {base} --iterations {more} --schedule-iterations {schedule}",
@@ -487,6 +487,15 @@ def stronger_recipe(params: dict[str, Any]) -> list[str]:
         "schedule scaled to its own `--iterations`; a bigger tree needs more iterations to",
         "converge.  Any blueprint of the same game shape plays in the agent.",
         "",
+    ]
+
+
+def _cards_line(params: dict[str, Any], shipped: Path) -> list[str]:
+    if not params.get("cards_hash"):
+        return []
+    return [
+        f"- card maps' hash: `{params['cards_hash']}`; the card build can differ by machine, so where",
+        f"  `precompute abstraction` builds other maps add `--cards-from {shipped.name}` (this file) to the command",
     ]
 
 
@@ -524,6 +533,7 @@ def write_recipe(artifact: Path, shipped: Path, target: Path) -> Path:
         f"- card abstraction: preset `{p['card_preset']}`, buckets {p['card_config']['buckets']} "
         f"(river: {_RIVER_WORDS[p.get('river', 'strength')]})",
         f"- block: `{p['block']}`; average strategy kept on the first {p['average_rounds']} rounds",
+        *_cards_line(p, shipped),
         "",
         "The arrays' SHA-256 (`solver.artifacts` content hash), checked by the tests:",
         "",

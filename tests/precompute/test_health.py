@@ -215,14 +215,15 @@ def test_the_shipped_blueprint_report():
     assert [p.key for p in report.probes] == ["a", "b", "c", "d"]
     assert report.passed == (all(p.passed for p in report.probes) and max(report.gate.values()) <= health.GATE_SHARE)
     assert "verdict: " in health.format_report(report)
-    # The shipped blueprint (134M iterations) meets the near-uniform gate and probes (c),
-    # (d); (a) and (b) still fail their 1% (2.09% and 1.14% measured), but must stay
-    # below the 8.4M-iteration blueprint it replaced (3.85% and 5.63%).
+    # The shipped blueprint (134M iterations, averaged on every round) meets the near-uniform
+    # gate and probes (c), (d); (a) and (b) still fail their 1% (2.43% and 1.16% measured; the
+    # 134M blueprint averaged on two rounds had 2.09% and 1.14%), but must stay below the
+    # 8.4M-iteration blueprint (3.85% and 5.63%).
     assert max(report.gate.values()) <= health.GATE_SHARE
     probes = {p.key: p for p in report.probes}
     assert probes["c"].passed and probes["d"].passed
     assert probes["a"].figure < 0.0385 and probes["b"].figure < 0.0563
     # As the agent plays it (actions under its 5% floor dropped), it passes the whole report
-    # (measured: (a) 0.73%, (b) 0.78%, (c) 33.05%, (d) 0.00%).
+    # (measured: (a) 0.82%, (b) 0.39%, (c) 32.30%, (d) 0.00%).
     played = health.health_report(Blueprint.load(), hands=20_000, default_blueprint=True, floor=ACTION_FLOOR)
     assert played.passed, health.format_report(played)

@@ -1,5 +1,5 @@
 """The saved checkpoint of the shipped blueprint's training run (precompute/data/training/):
-it continues the shipped recipe's run (same seed, schedule, tree and block), its file is
+it continues the shipped recipe's run (same seed, schedule, tree, block and card maps), its file is
 the one its README names, and it holds at least the shipped blueprint's iterations."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ def test_the_saved_checkpoint_continues_the_shipped_run_and_matches_its_readme(t
     assert ours["config"] == shipped["schedule"] and ours["seed"] == shipped["seed"]
     assert ours["nodes"] == shipped["nodes"] and ours["action_abstraction"] == shipped["action_abstraction"]
     assert ours["block"] == shipped["block"] and ours["abstraction"] == shipped["card_preset"]
+    # It continues on the shipped blueprint's own card maps (--cards-from that file), no others.
+    assert ours["cards_hash"] == shipped["cards_hash"]
     text = README.read_text()
     digest = hashlib.sha256(CHECKPOINT.read_bytes()).hexdigest()
     assert f"sha256: {digest}" in text
