@@ -41,9 +41,11 @@ an interrupted blueprint (Ctrl-C) resumes from OUT/checkpoint.mccfr the same way
 
 BLUEPRINT_EPILOG = """examples:
   precompute blueprint --game holdem.nolimit.2p --quick --out bp/quick      # a check: ~22 s of CPU time
-  precompute blueprint --game holdem.nolimit.2p --iterations 8388608 --out bp/main --compress
-  precompute blueprint --game holdem.nolimit.2p --iterations 33554432 --schedule-iterations 8388608 \
-      --out bp/main --compress    # continue the shipped recipe's run (bp/main) to 4x its iterations
+  precompute blueprint --game holdem.nolimit.2p --iterations 134217728 --schedule-iterations 8388608 \
+      --average-rounds 4 --out bp/main --compress    # the shipped recipe (about 100 minutes on 2 cores)
+  precompute blueprint --game holdem.nolimit.2p --iterations 536870912 --schedule-iterations 8388608 \
+      --average-rounds 4 --out bp/main --compress --cards-from precompute/data/holdem.nolimit.2p.blueprint.xz \
+      --resume-from precompute/data/training/holdem.nolimit.2p.checkpoint.xz   # the shipped run to 4x, on its own maps
   precompute blueprint --game holdem.nolimit.2p --iterations 67108864 --out bp/strong --compress
       --actions '0.5,1,2,4/0.33,0.75,1.5/0.75/0.75;allin;cap=4,3,2,2'   # (one line) stronger: hours
   precompute blueprint --game holdem.nolimit.2p --quick --cards potential-quick --out bp/pq   # potential-aware
@@ -52,7 +54,8 @@ BLUEPRINT_EPILOG = """examples:
   precompute blueprint --game holdem.nolimit.2p --quick --workers 2 --ray auto --out bp/r2
       # the same arrays as bp/w2 as Ray tasks, after `ray start --head --num-cpus 2` (or --ray HOST:6379)
 
-Writes OUT/cards (bucket maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
+Writes OUT/cards (bucket maps, or a blueprint's with --cards-from; a run never continues on
+other maps), OUT/checkpoint.mccfr (every few minutes and on Ctrl-C;
 the same command resumes exactly; a larger --iterations with the same
 --schedule-iterations continues a finished run) and OUT/blueprint.art, which
 precompute.blueprint.Blueprint.load(path) plays from.  Results do not depend on --threads.
