@@ -47,7 +47,6 @@ import resource
 import shutil
 import signal
 import statistics
-import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -354,14 +353,13 @@ def seed_cards(source: str | Path, folder: str | Path, game: GameDef, config: Ab
     source, folder = Path(source), Path(folder)
     if not source.is_file():
         raise ValueError(f"--cards-from {source}: no such file")
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            path = decompressed(source, tmp) if source.suffix == ".xz" else source
-            art = load_artifact(path, BLUEPRINT_KIND, game=game)
-        except ArtifactError as exc:
-            raise ValueError(f"--cards-from {source}: {exc}") from None
-        maps = [np.array(art.arrays[key]) for key in ("preflop_map", "flop_map", "turn_map")]
-        params = art.params
+    try:  # unpacked where Blueprint.load unpacks shipped blueprints, so the agent reuses the copy
+        path = decompressed(source, cache_dir() / "blueprints") if source.suffix == ".xz" else source
+        art = load_artifact(path, BLUEPRINT_KIND, game=game)
+    except ArtifactError as exc:
+        raise ValueError(f"--cards-from {source}: {exc}") from None
+    maps = [np.array(art.arrays[key]) for key in ("preflop_map", "flop_map", "turn_map")]
+    params = art.params
     if params.get("card_config") != config.params():
         raise ValueError(f"--cards-from {source} was trained on card configuration {params.get('card_config')}, "
                          f"not this run's {config.params()}")  # fmt: skip
