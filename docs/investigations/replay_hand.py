@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agent.player import Agent, HandContext
-from agent.solving import SolveSettings
+from agent.solving import SAFE_ITERATIONS, SolveSettings
 from agent.strategist import build_strategist
 from agent.strategy import RangeStrategy
 from agent.timing import TimeLimits, TimeManager
@@ -97,10 +97,12 @@ def main() -> None:
     p.add_argument("--new-round-alternatives", default="estimated", choices=("estimated", "blueprint"))
     p.add_argument("--unsafe-weight", type=float, default=0.01)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--solve-iterations", type=int, default=SAFE_ITERATIONS, help="a safe solve's iterations")
     args = p.parse_args()
     game = load_game("holdem.nolimit.2p")
     settings = SolveSettings(
-        args.gadget, args.unsafe_weight, later_gadget=args.later_gadget, new_round=args.new_round_alternatives
+        args.gadget, args.unsafe_weight, later_gadget=args.later_gadget, new_round=args.new_round_alternatives,
+        iterations=args.solve_iterations,
     ).validated()
     strategist = build_strategist(game, None, blueprint_only=False, seed=args.seed, solve_from=args.solve_from,
                                   solve=settings)  # fmt: skip
