@@ -17,6 +17,7 @@ corrections need not average to zero over a subset chosen by the sampled actions
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -33,7 +34,7 @@ EDGES = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0, float("inf"))
 def _bin(x: float | None) -> str:
     if x is None:
         return "none"
-    for lo, hi in zip(EDGES, EDGES[1:], strict=False):
+    for lo, hi in itertools.pairwise(EDGES):
         if lo <= x < hi:
             return f"[{lo:g}, {hi:g})"
     return "?"
