@@ -4,6 +4,7 @@ or measure the agent against local best response (``agent lbr``)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -15,6 +16,7 @@ from protocol.errors import GameDefError
 from protocol.gamedef import load_game
 
 if TYPE_CHECKING:
+    from agent.lbr_policy import AgentRangePolicy
     from agent.solving import SolveSettings
 
 #: solver.action_floor.ACTION_FLOOR, solver.subgame.gadgets.UNSAFE_WEIGHT, agent.solving.SAFE_ITERATIONS,
@@ -87,6 +89,7 @@ LBR_EPILOG = """examples:
   agent lbr --setting fc --hands 3000 --out runs/lbr-fc
   agent lbr --setting fcpa --hands 3000 --out runs/lbr-fcpa --target 0.5
   agent lbr --setting fcpa --hands 3000 --solve-from turn --out runs/lbr-fcpa-turn
+  agent lbr --setting fcpa --hands 3000 --jobs 2 --out runs/lbr-fcpa-2cores
   agent lbr --setting fc --hands 200 --blueprint-only --out runs/lbr-fc-bp
   agent lbr --quick --blueprint-only
 
@@ -95,7 +98,10 @@ agent's exact range from its full-range strategy; settings: fc (fold/call on eve
 round), fcpa (check/call preflop and flop, then fold/call/pot/all-in), 56 (check/call,
 then 56 pot fractions and all-in on turn and river).  Prints LBR's winnings in
 mbb/hand with a 95% CI (positive: the agent is exploitable).  With --out, every hand
-is written as it ends and running the same command again resumes the run."""
+is written as it ends and running the same command again resumes the run.  With
+--jobs N, N processes play the hands (one agent each: N times the memory, N times
+the hands per second on N free cores); only LBR's preflop and flop equity samples
+depend on the split."""
 
 
 def _add_strategist_options(p: argparse.ArgumentParser) -> None:
@@ -175,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--target", type=float, default=None, help="average seconds per hand the agent aims at (default budget / 4)")
     q.add_argument("--equity-samples", type=int, default=200, help="LBR's equity samples preflop and on the flop (default 200)")
     q.add_argument("--out", type=Path, default=None, help="folder for hands.jsonl and result.json; resumes a run found there")
+    q.add_argument("--jobs", type=int, default=1, help="processes playing the run's hands at once (default 1)")
     q.add_argument("--quick", action="store_true", help="a smoke test: 6 hands, 50 equity samples")
     q.add_argument("-v", "--verbose", action="store_true", help="log the agent's events (structlog, stderr)")
     q.set_defaults(func=lbr)
@@ -232,19 +239,37 @@ def connect(args: argparse.Namespace) -> int:
     return 1
 
 
-def lbr(args: argparse.Namespace) -> int:
-    from agent.lbr_lines import format_lines, line_table
+def lbr_policy(args: argparse.Namespace) -> AgentRangePolicy:
+    """The agent ``agent lbr`` plays, built from its options (in this process or a worker's).
+
+    Raises:
+        ValueError, StrategistError: for a bad option or blueprint.
+    """
     from agent.lbr_policy import AgentRangePolicy
-    from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of
     from agent.player import Agent
-    from agent.strategist import StrategistError, build_strategist
+    from agent.strategist import build_strategist
     from agent.timing import TimeLimits, TimeManager
+
+    game = load_game(args.game)
+    limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
+    strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
+                                  solve_from=args.solve_from, action_floor=args.action_floor, all_in=args.all_in,
+                                  solve=_solve_settings(args))  # fmt: skip
+    return AgentRangePolicy(Agent(game, strategist, TimeManager(limits), seed=args.seed))
+
+
+def lbr(args: argparse.Namespace) -> int:
+    from agent.lbr_jobs import play_parallel
+    from agent.lbr_lines import format_lines, line_table
+    from agent.lbr_run import RunConfig, RunError, RunLog, check_game, describe, load_records, play, result_of, session_of
+    from agent.strategist import StrategistError
+    from agent.timing import TimeLimits
     from protocol.progress import Progress
 
     hands, samples = (min(args.hands, 6), 50) if args.quick else (args.hands, args.equity_samples)
-    for option, value in (("--hands", hands), ("--equity-samples", samples)):
-        if value < 2:
-            print(f"agent lbr: {option} must be at least 2, got {value}", file=sys.stderr)
+    for option, value, least in (("--hands", hands, 2), ("--equity-samples", samples, 2), ("--jobs", args.jobs, 1)):
+        if value < least:
+            print(f"agent lbr: {option} must be at least {least}, got {value}", file=sys.stderr)
             return 2
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         print(f"agent lbr: --out {args.out} is a file, not a folder", file=sys.stderr)
@@ -255,36 +280,46 @@ def lbr(args: argparse.Namespace) -> int:
                        args.gadget, args.later_gadget, args.unsafe_weight, args.solve_iterations, args.solve_root,
                        args.new_round_alternatives, args.river_sizes, args.open_unsafe_weight,
                        args.turn_search)  # fmt: skip
+    policy = None
     try:
         check_game(game)
-        limits = TimeLimits(per_hand=args.time_budget, target=args.target).validated()
+        TimeLimits(per_hand=args.time_budget, target=args.target).validated()
+        _solve_settings(args)
         records = load_records(args.out, config) if args.out is not None else []
-        strategist = build_strategist(game, args.blueprint, blueprint_only=args.blueprint_only, seed=args.seed,
-                                      solve_from=args.solve_from, action_floor=args.action_floor, all_in=args.all_in,
-                                      solve=_solve_settings(args))
+        # With workers, each builds its own agent; this process only collects their hands.
+        policy = lbr_policy(args) if args.jobs == 1 else None
     except (ValueError, StrategistError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2
-    policy = AgentRangePolicy(Agent(game, strategist, TimeManager(limits), seed=args.seed))
     log = RunLog(args.out, config, records) if args.out is not None else None
     bar = Progress(f"LBR {args.setting}", hands, done=len(records))
 
     def progress(done: list) -> None:
         wall = sum(r.wall for r in done)
         mbb = 1000 * sum(r.expected for r in done) / len(done) / game.big_blind
-        bar.status = f"{len(done) / wall:.2f} hands/s, {mbb:+,.0f} mbb/hand"
+        bar.status = f"{len(done) / wall * args.jobs:.2f} hands/s, {mbb:+,.0f} mbb/hand"
         bar.advance()
 
     code = 0
+    session = None
     try:
         with bar:
-            play(config, game, policy, records, hands, log, progress)
+            if policy is not None:
+                play(config, game, policy, records, hands, log, progress)
+            else:
+                session = play_parallel(config, game, functools.partial(lbr_policy, args), records, hands, log, progress,
+                                        args.jobs)  # fmt: skip
     except KeyboardInterrupt:
         print(f"agent lbr: interrupted after {len(records)} hands", file=sys.stderr)
         code = 130
+    except RunError as exc:
+        print(f"agent lbr: {exc}", file=sys.stderr)
+        code = 2
     finally:
+        if policy is not None:
+            session = session_of(policy)
         if log is not None:
-            log.write_result(result_of(config, records, game.big_blind, policy))
+            log.write_result(result_of(config, records, game.big_blind, session))
             log.close()
     print(describe(records, game.big_blind, args.setting))
     if any(r.line for r in records):
@@ -292,8 +327,9 @@ def lbr(args: argparse.Namespace) -> int:
         print(format_lines(rows, unread))
     if records:
         wall, cpu = sum(r.wall for r in records), sum(r.cpu for r in records)
-        sources = ", ".join(f"{k} {v}" for k, v in sorted(policy.sources.items())) or "none"
-        print(f"{len(records) / wall:.2f} hands/s ({wall / len(records):.2f} s wall, {cpu / len(records):.2f} s CPU per hand); "
+        sources = ", ".join(f"{k} {v}" for k, v in sorted((session or {}).get("agent_sources", {}).items())) or "none"
+        print(f"{len(records) / wall * args.jobs:.2f} hands/s on {args.jobs} process(es) ({wall / len(records):.2f} s wall, "
+              f"{cpu / len(records):.2f} s CPU per hand); "
               f"agent {sum(r.agent for r in records) / len(records):.2f} s per hand on its real decisions; "
               f"agent decisions this session: {sources}")  # fmt: skip
     return code

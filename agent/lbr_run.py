@@ -3,9 +3,12 @@
 A run lives in a folder: ``hands.jsonl`` (a header naming the run's configuration,
 then one line per finished hand, flushed as it ends) and ``result.json`` (the summary
 so far, rewritten after every hand).  Running again into the same folder with the
-same configuration resumes after the last finished hand: deals depend only on the
+same configuration resumes with the hands not yet finished: deals depend only on the
 seed and the hand number (:func:`agent.lbr.deal_hand`), so a resumed run plays the
 same cards; the agent's own randomness and clock start afresh, as in a new match.
+Hands are played one after the other here, or by several processes at once
+(:mod:`agent.lbr_jobs`), whose hands finish out of order: a run's hands are the set of
+hand numbers it has finished, and the next ones are the lowest numbers missing.
 """
 
 from __future__ import annotations
@@ -107,13 +110,28 @@ def load_records(folder: Path, config: RunConfig) -> list[HandRecord]:
         name = next(k for k in here if there.get(k, "missing") != here[k])
         raise RunError(f"{folder} holds a run with another configuration: {name} {here[name]} here, "
                        f"{there.get(name, 'missing')} there; choose another --out or the same options")  # fmt: skip
-    records = []
+    records, seen = [], set()
     for line in lines[1:]:
         try:
-            records.append(HandRecord(**json.loads(line)))
+            record = HandRecord(**json.loads(line))
         except (json.JSONDecodeError, TypeError):
             break  # a line cut short by a kill: the hand is played again
+        if record.hand not in seen:
+            seen.add(record.hand)
+            records.append(record)
     return records
+
+
+def hands_to_play(records: list[HandRecord], total: int) -> list[int]:
+    """The hand numbers that bring ``records`` to ``total`` hands: the lowest not finished."""
+    done = {r.hand for r in records}
+    todo: list[int] = []
+    number = 0
+    while len(done) + len(todo) < total:
+        if number not in done:
+            todo.append(number)
+        number += 1
+    return todo
 
 
 class RunLog:
@@ -152,8 +170,24 @@ def _estimates(records: list[HandRecord], big_blind: int) -> dict[str, Summary |
     }
 
 
-def result_of(config: RunConfig, records: list[HandRecord], big_blind: int, policy: AgentRangePolicy | None) -> dict:
-    """The run's summary as written to ``result.json``."""
+def session_of(policy: AgentRangePolicy) -> dict:
+    """What the agent answered in this process: its real decisions per row source, the
+    answers it computed and how many of them were hypothetical (LBR's what-ifs)."""
+    return {"agent_sources": dict(policy.sources), "answers": policy.questions, "hypothetical": policy.hypothetical}
+
+
+def merge_sessions(sessions: list[dict]) -> dict:
+    """Several processes' :func:`session_of` summed."""
+    sources: dict[str, int] = {}
+    for s in sessions:
+        for k, v in s["agent_sources"].items():
+            sources[k] = sources.get(k, 0) + v
+    return {"agent_sources": sources, "answers": sum(s["answers"] for s in sessions),
+            "hypothetical": sum(s["hypothetical"] for s in sessions)}  # fmt: skip
+
+
+def result_of(config: RunConfig, records: list[HandRecord], big_blind: int, session: dict | None) -> dict:
+    """The run's summary as written to ``result.json`` (``session``: :func:`session_of`)."""
     wall = sum(r.wall for r in records)
     estimates = {
         name: {"mbb_per_hand": s.mbb_per_hand, "ci95": s.ci95} if s else None
@@ -171,8 +205,8 @@ def result_of(config: RunConfig, records: list[HandRecord], big_blind: int, poli
         "published": PUBLISHED[config.setting],
         "load_average": os.getloadavg(),
     }
-    if policy is not None:
-        out["this_session"] = {"agent_sources": policy.sources, "answers": policy.questions, "hypothetical": policy.hypothetical}
+    if session is not None:
+        out["this_session"] = session
     return out
 
 
@@ -191,27 +225,38 @@ def describe(records: list[HandRecord], big_blind: int, setting: str) -> str:
     )
 
 
+class HandPlayer:
+    """LBR and the agent set up to play hands of a run one at a time (in one process)."""
+
+    def __init__(self, config: RunConfig, game: GameDef, agent_policy: AgentRangePolicy, equity_seed=None) -> None:
+        self.config, self.game, self.policy = config, game, agent_policy
+        seed = config.seed if equity_seed is None else equity_seed
+        self.lbr = LocalBestResponse(game, HOLE_PAIRS, agent_policy, HoldemEquity(samples=config.equity_samples, seed=seed),
+                                     lbr_setting(config.setting, game.num_rounds))  # fmt: skip
+        self.deck = np.arange(NUM_CARDS)
+        # Showdowns by expectation from the flop on: the flop's 1,081 turn-river completions are enumerated.
+        self.settle = Settle(HoldemEquity(max_boards=1081), from_round=1)
+
+    def play(self, number: int) -> HandRecord:
+        """Hand ``number`` of the run, LBR in seat ``number % 2``."""
+        wall, cpu, agent = time.monotonic(), time.process_time(), self.policy.agent_seconds
+        state, gen = deal_hand(self.game, self.deck, number, self.config.seed)
+        result = play_hand(self.lbr, state, number % 2, self.policy, gen, self.settle)
+        wall, cpu, agent = time.monotonic() - wall, time.process_time() - cpu, self.policy.agent_seconds - agent
+        return HandRecord(number, result.chips, result.expected, wall, cpu, agent, result.line)
+
+
 def play(
     config: RunConfig, game: GameDef, agent_policy: AgentRangePolicy, records: list[HandRecord], total: int,
     log: RunLog | None, progress,
 ) -> list[HandRecord]:  # fmt: skip
     """Play until ``records`` holds ``total`` hands, appending and logging each as it ends
     (an interruption leaves ``records`` with every hand finished so far)."""
-    lbr = LocalBestResponse(game, HOLE_PAIRS, agent_policy, HoldemEquity(samples=config.equity_samples, seed=config.seed),
-                            lbr_setting(config.setting, game.num_rounds))  # fmt: skip
-    deck = np.arange(NUM_CARDS)
-    # Showdowns by expectation from the flop on: the flop's 1,081 turn-river completions are enumerated.
-    settle = Settle(HoldemEquity(max_boards=1081), from_round=1)
-    while len(records) < total:
-        number = records[-1].hand + 1 if records else 0
-        wall, cpu, agent = time.monotonic(), time.process_time(), agent_policy.agent_seconds
-        state, gen = deal_hand(game, deck, number, config.seed)
-        result = play_hand(lbr, state, number % 2, agent_policy, gen, settle)
-        wall, cpu, agent = time.monotonic() - wall, time.process_time() - cpu, agent_policy.agent_seconds - agent
-        record = HandRecord(number, result.chips, result.expected, wall, cpu, agent, result.line)
-        records.append(record)
+    player = HandPlayer(config, game, agent_policy)
+    for number in hands_to_play(records, total):
+        records.append(player.play(number))
         if log is not None:
-            log.add(record)
-            log.write_result(result_of(config, records, game.big_blind, agent_policy))
+            log.add(records[-1])
+            log.write_result(result_of(config, records, game.big_blind, session_of(agent_policy)))
         progress(records)
     return records

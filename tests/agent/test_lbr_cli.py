@@ -80,3 +80,47 @@ def test_bad_options_get_one_sentence(tmp_path, monkeypatch, capsys, args, sente
     assert main(["lbr", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and sentence in err[0]
+
+
+def test_hands_to_play_fills_the_lowest_missing_numbers():
+    from agent.lbr_run import HandRecord, hands_to_play
+
+    done = [HandRecord(h, 0.0, 0.0, 0.0, 0.0, 0.0) for h in (0, 1, 3, 6)]
+    assert hands_to_play(done, 7) == [2, 4, 5]
+    assert hands_to_play(done, 4) == []  # four finished: nothing left, whatever their numbers
+    assert hands_to_play([], 3) == [0, 1, 2]
+
+
+def test_two_processes_play_the_same_deals_and_resume(tmp_path, capsys):
+    """--jobs 2: every hand number once, the deals of a one-process run (the cards depend
+    only on the seed and the hand), each worker's agent loaded in its own process."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    base = ["lbr", "--quick", "--blueprint-only", "--setting", "fcpa"]
+    assert main([*base, "--hands", "4", "--out", str(one)]) == 0
+    assert main([*base, "--hands", "4", "--jobs", "2", "--out", str(two)]) == 0
+    assert "on 2 process(es)" in capsys.readouterr().out
+    game = load_game("holdem.nolimit.2p")
+
+    def cards(folder) -> dict[int, tuple]:
+        hands = {}
+        for r in _records(folder):
+            hand = parse_state_line(r["line"], game)
+            hands[r["hand"]] = (hand.state.hole_cards, hand.state.board)
+        return hands
+
+    first = cards(two)
+    assert sorted(first) == [0, 1, 2, 3] and first == cards(one)
+    assert main([*base, "--hands", "6", "--jobs", "2", "--out", str(two)]) == 0  # resumes with hands 4 and 5
+    again = cards(two)
+    assert sorted(again) == [0, 1, 2, 3, 4, 5] and {h: again[h] for h in range(4)} == first
+    result = json.loads((two / "result.json").read_text())
+    assert result["hands"] == 6 and result["this_session"]["agent_sources"]["blueprint"] > 0
+
+
+def test_a_failing_worker_is_one_sentence_and_keeps_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["lbr", "--quick", "--blueprint-only", "--jobs", "2", "--blueprint", str(tmp_path / "none.art"),
+                 "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "agent lbr: worker" in err and "none.art" in err and "run again to resume" in err
+    assert (out / "hands.jsonl").exists() and _records(out) == []
