@@ -2,7 +2,8 @@
 
     .venv/bin/python docs/investigations/lbr_paired.py RUN_A RUN_B [RUN_A2 RUN_B2 ...] [--big-blind 100]
 
-Each RUN is an ``agent lbr --out`` folder; the runs of a pair must share ``--seed``,
+Each RUN is an ``agent lbr --out`` folder (its ``hands.jsonl``, or ``hands.jsonl.gz`` as
+kept in ``docs/results/data/lbr/``); the runs of a pair must share ``--seed``,
 ``--setting`` and ``--hands`` (then LBR sees the same cards and draws its equity samples
 from the same seeds, so the hands differ only where the agents' strategies do).  Per hand
 the difference of LBR's showdown expectation (``expected`` in ``hands.jsonl``, chips),
@@ -13,6 +14,7 @@ one-tailed p (normal approximation, thousands of hands) that LBR wins more again
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 from pathlib import Path
 
@@ -24,7 +26,8 @@ def expected_by_hand(run: Path) -> tuple[dict, dict[int, float]]:
     """A run's config and each hand's showdown expectation for LBR (chips)."""
     config: dict = {}
     out: dict[int, float] = {}
-    with (run / "hands.jsonl").open() as f:
+    path = run / "hands.jsonl"
+    with path.open() if path.exists() else gzip.open(run / "hands.jsonl.gz", "rt") as f:
         for line in f:
             row = json.loads(line)
             if "config" in row:
