@@ -84,23 +84,36 @@ def choose_hands(
     return sorted(found, key=key)[: biggest if biggest is not None else 5]
 
 
-def decisions_of(chosen: Sequence[ChosenHand], folder: Path | None) -> dict[tuple[str, int, int], tuple[str, list[Decision]]]:
-    """The logged decisions of the chosen hands by (match, hand, position): (seat, decisions).
+def decisions_of(chosen: Sequence[ChosenHand], folder: Path | None) -> dict[tuple[Path, int, int], tuple[str, list[Decision]]]:
+    """The logged decisions of the chosen hands by (match log, hand, position): (seat, decisions).
+
+    Each log's decisions come from its own ``decisions/`` folder (or ``folder``): runs
+    name their matches alike (``match.1``, ``match.2``), so a hand's decisions are never
+    looked up in another run's logs.
 
     Raises:
         EvaluationError: if a decision log is unreadable.
     """
-    wanted = {(c.match, c.hand.state.hand_number) for c in chosen}
-    folders = {folder} if folder is not None else {c.path.parent / "decisions" for c in chosen}
-    out: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
-    for path in _dlogs(folders):
-        try:
-            header, records = read_decision_log(path)
-            for d in records:
-                if (d.match, d.hand) in wanted:
-                    out.setdefault((d.match, d.hand, d.position), (header["seat"], []))[1].append(d)
-        except (ValueError, KeyError) as exc:
-            raise EvaluationError(f"{path}: {exc}") from None
+    by_folder: dict[Path, list[ChosenHand]] = {}
+    for c in chosen:
+        by_folder.setdefault(folder if folder is not None else c.path.parent / "decisions", []).append(c)
+    out: dict[tuple[Path, int, int], tuple[str, list[Decision]]] = {}
+    for where, items in by_folder.items():
+        wanted = {(c.match, c.hand.state.hand_number) for c in items}
+        found: dict[tuple[str, int, int], tuple[str, list[Decision]]] = {}
+        for path in _dlogs([where]):
+            try:
+                header, records = read_decision_log(path)
+                for d in records:
+                    if (d.match, d.hand) in wanted:
+                        found.setdefault((d.match, d.hand, d.position), (header["seat"], []))[1].append(d)
+            except (ValueError, KeyError) as exc:
+                raise EvaluationError(f"{path}: {exc}") from None
+        for c in items:
+            number = c.hand.state.hand_number
+            for (match, hand, position), value in found.items():
+                if (match, hand) == (c.match, number):
+                    out[c.path, number, position] = value
     return out
 
 
@@ -131,7 +144,7 @@ def print_hand(item: ChosenHand, decisions: dict, seat: str | None, out: TextIO)
     for position, name in enumerate(hand.names):
         if seat is not None and name != seat:
             continue
-        _, found = decisions.get((item.match, number, position), (name, []))
+        _, found = decisions.get((item.path, number, position), (name, []))
         rows.extend((position, name, d) for d in found)
     if not rows:
         print("  (no logged decisions for this hand)", file=out)

@@ -69,3 +69,20 @@ def test_bad_requests_get_one_sentence(run, capsys, tmp_path):
     assert "no such match log" in capsys.readouterr().err
     with pytest.raises(EvaluationError):
         choose_hands([tmp_path / "missing.log"], None, None, None, False)
+
+
+def test_each_log_shows_its_own_runs_decisions(run, tmp_path, capsys):
+    """Two runs whose matches have the same name: a hand of each shows the decisions
+    logged beside its own log, never the other run's for the same hand number."""
+    log, match = run
+    other = tmp_path / "other"
+    (other / "decisions").mkdir(parents=True)
+    shutil.copy(log, other / "m.log")
+    writer = DecisionLogWriter(other / "decisions" / "m.Bob.dlog", seat="Bob", match=match.name, game=match.game,
+                               strategy="card-dependent")
+    writer.record(hand=0, position=1, state="MATCHSTATE:1:0:r8703:|9d6c", probs=[("f", 0.6), ("c", 0.4)], taken="f")
+    writer.close()
+    assert main(["hands", str(log), str(other / "m.log"), "--hand", "0", "--seat", "Bob"]) == 0
+    first, second = capsys.readouterr().out.split("hand 0 of")[1:]
+    assert "f 0.250  c 0.750" in first and "f 0.600" not in first
+    assert "f 0.600  c 0.400" in second and "f 0.250" not in second
