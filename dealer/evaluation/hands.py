@@ -134,7 +134,7 @@ def print_hand(item: ChosenHand, decisions: dict, seat: str | None, out: TextIO)
     game = state.game
     number = state.hand_number
     results = ", ".join(f"{n} {v:+,.0f}" for n, v in zip(hand.names, hand.values))
-    print(f"hand {number} of {item.match} ({item.path.name}): {results}", file=out)
+    print(f"hand {number} of {item.match} ({item.path}): {results}", file=out)
     for position, name in enumerate(hand.names):
         print(f"  position {position} {name}: {cards_str(state.hole_cards[position]) or '--'}", file=out)
     if state.board:
