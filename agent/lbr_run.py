@@ -226,9 +226,12 @@ def describe(records: list[HandRecord], big_blind: int, setting: str) -> str:
 
 
 class HandPlayer:
-    """LBR and the agent set up to play hands of a run one at a time (in one process)."""
+    """LBR and the agent set up to play hands of a run one at a time (in one process);
+    ``equity_seed`` seeds LBR's equity samples (default: the run's seed)."""
 
-    def __init__(self, config: RunConfig, game: GameDef, agent_policy: AgentRangePolicy, equity_seed=None) -> None:
+    def __init__(
+        self, config: RunConfig, game: GameDef, agent_policy: AgentRangePolicy, equity_seed: int | list[int] | None = None
+    ) -> None:
         self.config, self.game, self.policy = config, game, agent_policy
         seed = config.seed if equity_seed is None else equity_seed
         self.lbr = LocalBestResponse(game, HOLE_PAIRS, agent_policy, HoldemEquity(samples=config.equity_samples, seed=seed),
