@@ -143,10 +143,10 @@ class HoldemEquity:
     Args:
         max_boards: enumerate completions up to this many (default: turn and river).
         samples: completions drawn on earlier rounds.
-        seed: seeds the sampling.
+        seed: seeds the sampling (an int, or a list of ints such as a run's seed and a worker's number).
     """
 
-    def __init__(self, max_boards: int = 46, samples: int = 200, seed: int = 0) -> None:
+    def __init__(self, max_boards: int = 46, samples: int = 200, seed: int | list[int] = 0) -> None:
         self.max_boards, self.samples = max_boards, samples
         self.rng = np.random.default_rng(seed)
         self.hands = HOLE_PAIRS
