@@ -63,6 +63,15 @@ def actions(street: str) -> list[str]:
     return re.findall(r"r\d+|c|f", street)
 
 
+def river_parting(bet_a: str, bet_b: str) -> tuple[list[str], list[str], int]:
+    """Two bettings' river actions and the index of the first one where they differ."""
+    ra, rb = actions(bet_a.split("/")[3]), actions(bet_b.split("/")[3])
+    j = 0
+    while j < min(len(ra), len(rb)) and ra[j] == rb[j]:
+        j += 1
+    return ra, rb, j
+
+
 def _kind(token: str) -> str:
     return "r" if token.startswith("r") else token
 
@@ -95,10 +104,7 @@ def split(files: list[Path], logs: Path | None) -> None:
                 i, k = k, k + 1
                 if first_divergence(bet_a, bet_b) != "river":
                     continue
-                ra, rb = actions(bet_a.split("/")[3]), actions(bet_b.split("/")[3])
-                j = 0
-                while j < min(len(ra), len(rb)) and ra[j] == rb[j]:
-                    j += 1
+                ra, rb, j = river_parting(bet_a, bet_b)
                 # Position 0 acts first after the flop: the j-th river action is position j % 2's.
                 seat = seats[j % 2]
                 if seat != names[0]:

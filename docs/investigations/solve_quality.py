@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 from divergence import first_divergence, load_values  # this folder: run as a script
-from river_open import actions, states
+from river_open import river_parting, states
 
 from protocol.decisions import read_decision_log
 
@@ -70,10 +70,7 @@ def rows(files: list[Path]) -> tuple[list[tuple[str, float, float, float | None]
                 i, k = k, k + 1
                 if first_divergence(bet_a, bet_b) != "river":
                     continue
-                ra, rb = actions(bet_a.split("/")[3]), actions(bet_b.split("/")[3])
-                j = 0
-                while j < min(len(ra), len(rb)) and ra[j] == rb[j]:
-                    j += 1
+                ra, _, j = river_parting(bet_a, bet_b)
                 prefix = "/".join(bet_a.split("/")[:3]) + "/" + "".join(ra[:j])
                 d = detail.get((match, hand, prefix))
                 if d is None:
