@@ -283,11 +283,12 @@ def lbr(args: argparse.Namespace) -> int:
     policy = None
     try:
         check_game(game)
-        TimeLimits(per_hand=args.time_budget, target=args.target).validated()
-        _solve_settings(args)
         records = load_records(args.out, config) if args.out is not None else []
-        # With workers, each builds its own agent; this process only collects their hands.
-        policy = lbr_policy(args) if args.jobs == 1 else None
+        if args.jobs == 1:
+            policy = lbr_policy(args)
+        else:  # each worker builds its own agent; the options are checked here, before any starts
+            TimeLimits(per_hand=args.time_budget, target=args.target).validated()
+            _solve_settings(args)
     except (ValueError, StrategistError, RunError) as exc:
         print(f"agent lbr: {exc}", file=sys.stderr)
         return 2

@@ -111,9 +111,9 @@ def decisions_of(chosen: Sequence[ChosenHand], folder: Path | None) -> dict[tupl
                 raise EvaluationError(f"{path}: {exc}") from None
         for c in items:
             number = c.hand.state.hand_number
-            for (match, hand, position), value in found.items():
-                if (match, hand) == (c.match, number):
-                    out[c.path, number, position] = value
+            for position in range(len(c.hand.names)):
+                if (c.match, number, position) in found:
+                    out[c.path, number, position] = found[c.match, number, position]
     return out
 
 
